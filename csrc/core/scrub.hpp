@@ -1,0 +1,4 @@
+// gaia_eval native core: scrub (no Python headers).
+#pragma once
+
+namespace gaia::scrub {}  // namespace gaia::scrub

@@ -1,0 +1,173 @@
+"""The one module that writes and reads result artifacts.
+
+Every JSON or markdown file gaia_eval writes goes through `write_json` / `write_text`:
+the text passes the scrub hook first (which raises `LeakError` when a secret survives),
+then is written atomically (temp file in the same folder, fsync, rename), so a reader
+never sees half a file and a crash never leaves a truncated artifact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from gaia_eval.core.errors import InvalidInputError
+
+M = TypeVar("M", bound=BaseModel)
+
+# The scrub hook: text in, scrubbed text out; raises LeakError when it cannot make the
+# text safe. The scrub module installs the real scanner at import of gaia_eval.scrub.
+ScrubHook = Callable[[str], str]
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+_scrub_hook: ScrubHook = _identity
+
+
+def set_scrub_hook(hook: ScrubHook) -> ScrubHook:
+    """Install the scrubber every artifact passes through; returns the previous one."""
+    global _scrub_hook
+    previous = _scrub_hook
+    _scrub_hook = hook
+    return previous
+
+
+def scrub_text(text: str) -> str:
+    """Run the installed scrubber over `text` (raises LeakError on a survivor)."""
+    _ensure_scrubber()
+    return _scrub_hook(text)
+
+
+def _ensure_scrubber() -> None:
+    # Importing the scrub package installs its hook; absent (early builds), the identity
+    # hook stays. Imported lazily to keep the native core off the CLI's import path.
+    try:
+        import gaia_eval.scrub  # noqa: F401
+    except ModuleNotFoundError as err:
+        if err.name != "gaia_eval.scrub":
+            raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` via a temp file in the same folder, fsync and rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    try:  # make the rename itself durable; not every platform can open a directory
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Scrub then atomically write a text artifact (markdown, HTML, a diff)."""
+    atomic_write_bytes(Path(path), scrub_text(text).encode("utf-8"))
+    return Path(path)
+
+
+def dumps_json(data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1) -> str:
+    """Serialise a model or plain data the way every artifact is written."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
+    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(
+    path: Path, data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1
+) -> Path:
+    """Scrub then atomically write a JSON artifact (one-space indent by default)."""
+    return write_text(path, dumps_json(data, indent=indent))
+
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file, turning every failure into an error naming the file."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError as err:
+        msg = f"{path}: file not found"
+        raise InvalidInputError(msg) from err
+    except (OSError, UnicodeDecodeError) as err:
+        msg = f"{path}: cannot read ({err})"
+        raise InvalidInputError(msg) from err
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as err:
+        msg = f"{path}: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}"
+        raise InvalidInputError(msg) from err
+
+
+def read_model(
+    path: Path,
+    model: type[M],
+    *,
+    migrations: Mapping[int, Migration] | None = None,
+    schema_field: str = "schema",
+) -> M:
+    """Read a versioned result file into `model`, migrating older schema versions.
+
+    `migrations[v]` turns a version-`v` document into version `v + 1`; they are applied in
+    order until the model's current version. A newer or unknown version is refused.
+    """
+    path = Path(path)
+    data = read_json(path)
+    if not isinstance(data, dict):
+        msg = f"{path}: expected a JSON object at the top level, got {type(data).__name__}"
+        raise InvalidInputError(msg)
+    current = model.model_fields[schema_field].default
+    version = data.get(schema_field)
+    if not isinstance(version, int):
+        msg = (
+            f"{path}: field '{schema_field}' is missing or not an integer; this is not a "
+            f"{model.__name__} file (expected {schema_field}={current})"
+        )
+        raise InvalidInputError(msg)
+    migrations = migrations or {}
+    while version < current:
+        step = migrations.get(version)
+        if step is None:
+            msg = f"{path}: schema {version} cannot be migrated to {current}; re-run to regenerate"
+            raise InvalidInputError(msg)
+        data = step(data)
+        version += 1
+        data[schema_field] = version
+    if version > current:
+        msg = (
+            f"{path}: schema {version} is newer than this gaia_eval understands ({current}); "
+            "upgrade gaia-eval"
+        )
+        raise InvalidInputError(msg)
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        msg = f"{path}: field '{field}': {first['msg']} ({err.error_count()} problem(s) in all)"
+        raise InvalidInputError(msg) from err
