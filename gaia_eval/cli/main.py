@@ -21,7 +21,8 @@ def _command_modules() -> list[ModuleType]:
         if info.name == "main" or info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"gaia_eval.cli.{info.name}")
-        if hasattr(mod, "NAME") and hasattr(mod, "run"):
+        # Only commands that work are listed: a module may say it has nothing to offer yet.
+        if hasattr(mod, "NAME") and hasattr(mod, "run") and getattr(mod, "available", bool)(1):
             mods.append(mod)
     return mods
 
@@ -34,7 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gaia-eval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in _command_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        p = sub.add_parser(
+            mod.NAME,
+            help=mod.HELP,
+            description=mod.HELP,
+            add_help=getattr(mod, "ADD_HELP", True),
+        )
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser

@@ -11,6 +11,8 @@ import importlib
 import importlib.util
 
 NAME = "retrieval"
+# The component parser answers --help, with the component's own flags.
+ADD_HELP = False
 HELP = "Retrieval benchmarks: document Q&A (--component rag) and code search (--component code)."
 
 _COMPONENTS = {
@@ -23,6 +25,11 @@ def _available() -> dict[str, str]:
     return {k: v for k, v in _COMPONENTS.items() if importlib.util.find_spec(v) is not None}
 
 
+def available(_: object = None) -> bool:
+    """Listed only when at least one component is installed."""
+    return bool(_available())
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--component",
@@ -32,7 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.epilog = "Run `gaia-eval retrieval --component C --help` for a component's flags."
-    parser.add_help = False
     parser.add_argument("-h", "--help", action="store_true", help="show help and exit")
 
 
