@@ -1,0 +1,1 @@
+"""The RAG retrieval benchmark (`gaia-eval retrieval --component rag`)."""

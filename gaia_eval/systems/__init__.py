@@ -1,0 +1,1 @@
+"""Reference systems under test: strong defaults every suite runs out of the box."""

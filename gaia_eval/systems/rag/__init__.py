@@ -1,0 +1,1 @@
+"""The reference RAG system: extraction, chunking, embedding, FAISS, two pipelines."""
