@@ -1,0 +1,41 @@
+"""Shared pieces of the benchmarks: the row every area reports, and a fair timer."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One measured implementation on one case."""
+
+    case: str
+    """The workload, e.g. '100000 q x 100 docs'."""
+    impl: str
+    """Who ran it, e.g. 'gaia_eval (native)', 'numpy', 'pytrec_eval'."""
+    median_s: float
+    """Median wall seconds over the repeats."""
+    ratio: float | None = None
+    """median_s of this impl / median_s of ours (so 30.0 = we are 30x faster); None for ours."""
+    note: str = ""
+    """What the figure includes (e.g. 'incl. conversion from dict input'), or a skip reason."""
+
+
+def time_interleaved(
+    impls: dict[str, Callable[[], object]], repeats: int = 5, warmup: int = 1
+) -> dict[str, float]:
+    """Median seconds per implementation, running them round-robin so that machine noise
+    (thermal, other processes) falls on all of them alike."""
+    for _ in range(warmup):
+        for fn in impls.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in impls}
+    for _ in range(repeats):
+        for name, fn in impls.items():
+            t0 = time.perf_counter()
+            fn()
+            samples[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(s) for name, s in samples.items()}
