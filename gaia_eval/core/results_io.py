@@ -8,6 +8,7 @@ never sees half a file and a crash never leaves a truncated artifact.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import tempfile
@@ -30,28 +31,28 @@ def _identity(text: str) -> str:
     return text
 
 
-_scrub_hook: ScrubHook = _identity
+# One mutable slot rather than a rebound global, so every reader sees the installed hook.
+_hook: dict[str, ScrubHook] = {"scrub": _identity}
 
 
 def set_scrub_hook(hook: ScrubHook) -> ScrubHook:
     """Install the scrubber every artifact passes through; returns the previous one."""
-    global _scrub_hook
-    previous = _scrub_hook
-    _scrub_hook = hook
+    previous = _hook["scrub"]
+    _hook["scrub"] = hook
     return previous
 
 
 def scrub_text(text: str) -> str:
     """Run the installed scrubber over `text` (raises LeakError on a survivor)."""
     _ensure_scrubber()
-    return _scrub_hook(text)
+    return _hook["scrub"](text)
 
 
 def _ensure_scrubber() -> None:
     # Importing the scrub package installs its hook; absent (early builds), the identity
     # hook stays. Imported lazily to keep the native core off the CLI's import path.
     try:
-        import gaia_eval.scrub  # noqa: F401
+        importlib.import_module("gaia_eval.scrub")
     except ModuleNotFoundError as err:
         if err.name != "gaia_eval.scrub":
             raise
