@@ -8,6 +8,7 @@ Each area keeps to its own section below.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -192,19 +193,25 @@ def first_hit_metrics(
 def qrels_to_csr(
     qrels: Sequence[Mapping[int, int]],
 ) -> tuple[Int64Array, Int64Array, Int64Array]:
-    """(qrel_offsets, qrel_docs, qrel_grades) from one {doc id: grade} mapping per query."""
+    """(qrel_offsets, qrel_docs, qrel_grades) from one {doc id: grade} mapping per query.
+
+    Ids and grades must be ints: a float or str is refused rather than truncated.
+    """
+    lengths = [len(judged) for judged in qrels]
     offsets = np.zeros(len(qrels) + 1, dtype=np.int64)
-    docs: list[int] = []
-    grades: list[int] = []
-    for i, judged in enumerate(qrels):
-        docs.extend(judged.keys())
-        grades.extend(judged.values())
-        offsets[i + 1] = len(docs)
-    return (
-        offsets,
-        np.asarray(docs, dtype=np.int64).reshape(-1),
-        np.asarray(grades, dtype=np.int64).reshape(-1),
-    )
+    np.cumsum(lengths, out=offsets[1:])
+    docs = np.asarray(list(itertools.chain.from_iterable(j.keys() for j in qrels)))
+    grades = np.asarray(list(itertools.chain.from_iterable(j.values() for j in qrels)))
+    for name, arr, part in (("doc id", docs, "keys"), ("grade", grades, "values")):
+        if arr.size and arr.dtype.kind != "i":
+            for q, judged in enumerate(qrels):
+                for item in getattr(judged, part)():
+                    if isinstance(item, bool) or not isinstance(item, int | np.integer):
+                        msg = f"qrels[{q}]: {name} {item!r} must be an int"
+                        raise TypeError(msg)
+            msg = f"qrels: every {name} must fit in int64"
+            raise ValueError(msg)
+    return offsets, docs.astype(np.int64).reshape(-1), grades.astype(np.int64).reshape(-1)
 
 
 def evaluate_run(
@@ -232,7 +239,7 @@ def evaluate_run(
         # Ids local to the query: judged docs 0..n-1, every unjudged doc n (it can never
         # count, so telling unjudged docs apart is not needed).
         local = {doc: i for i, doc in enumerate(judged)}
-        csr.append({i: int(grade) for i, grade in enumerate(judged.values())})
+        csr.append(dict(enumerate(judged.values())))
         entry = run.get(qid, ())
         if isinstance(entry, Mapping):
             ranking: Sequence[str] = [

@@ -12,7 +12,6 @@ namespace {
 struct Judged {
   int64_t doc;
   int64_t grade;
-  bool operator<(const Judged& o) const noexcept { return doc < o.doc; }
 };
 
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument(msg); }
@@ -26,20 +25,71 @@ void check_ks(const std::vector<int64_t>& ks) {
   }
 }
 
-// Index of `doc` in the sorted judgements, or -1. Most queries have a handful of
-// judgements, where a linear scan beats binary search (no unpredictable branches).
-int64_t find(const std::vector<Judged>& judged, int64_t doc) noexcept {
-  const auto n = static_cast<int64_t>(judged.size());
-  if (n <= 16) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (judged[static_cast<size_t>(i)].doc == doc) return i;
+// One query's judgements in an open-addressing table at most 1/8 full, keyed by doc id
+// in place (-1 = empty; judged ids are >= 0), so a ranked id that was never judged, the
+// common case, is answered by one load and one well-predicted branch. Reused across
+// queries: reset() only clears the slots that were filled.
+class JudgedTable {
+ public:
+  // Returns false when `doc` is already present.
+  bool insert(int64_t doc, int64_t grade) {
+    size_t h = slot(doc);
+    while (keys_[h] >= 0) {
+      if (keys_[h] == doc) return false;
+      h = (h + 1) & mask_;
+    }
+    keys_[h] = doc;
+    index_[h] = static_cast<int64_t>(judged_.size());
+    judged_.push_back({doc, grade});
+    filled_.push_back(h);
+    return true;
+  }
+
+  // Index of `doc` in insertion order, or -1.
+  int64_t find(int64_t doc) const noexcept {
+    size_t h = slot(doc);
+    while (keys_[h] >= 0) {
+      if (keys_[h] == doc) return index_[h];
+      h = (h + 1) & mask_;
     }
     return -1;
   }
-  const auto it = std::lower_bound(judged.begin(), judged.end(), Judged{doc, 0});
-  if (it == judged.end() || it->doc != doc) return -1;
-  return it - judged.begin();
-}
+
+  void reset(int64_t expected) {
+    for (const size_t h : filled_) keys_[h] = -1;
+    filled_.clear();
+    judged_.clear();
+    size_t want = 64;
+    while (want < 8 * static_cast<size_t>(expected)) want <<= 1;
+    if (want > keys_.size()) {
+      keys_.assign(want, -1);
+      index_.assign(want, 0);
+    }
+    // Probing only the first `want` slots keeps a small query's table in cache.
+    mask_ = want - 1;
+    shift_ = 64;
+    for (size_t w = want; w > 1; w >>= 1) --shift_;
+  }
+
+  const Judged& operator[](int64_t i) const noexcept {
+    return judged_[static_cast<size_t>(i)];
+  }
+  size_t size() const noexcept { return judged_.size(); }
+
+ private:
+  size_t slot(int64_t doc) const noexcept {
+    // Fibonacci hashing: the top bits of a multiply spread sequential ids evenly.
+    return static_cast<size_t>((static_cast<uint64_t>(doc) * 0x9E3779B97F4A7C15ULL) >>
+                               shift_);
+  }
+
+  std::vector<int64_t> keys_;
+  std::vector<int64_t> index_;
+  std::vector<size_t> filled_;
+  std::vector<Judged> judged_;
+  size_t mask_ = 0;
+  unsigned shift_ = 64;
+};
 
 }  // namespace
 
@@ -74,13 +124,13 @@ void ranking_metrics(const Ranked& ranked, const Qrels& qrels,
   // Rank positions that can matter for any cutoff: bounded by the ranking depth, and
   // for the ideal DCG by the number of judgements.
   const int64_t lim = std::min(kmax, ranked.depth);
-  const int64_t table = std::min(kmax, std::max(ranked.depth, max_judged));
-  std::vector<double> discount(static_cast<size_t>(table));
+  const int64_t n_discount = std::min(kmax, std::max(ranked.depth, max_judged));
+  std::vector<double> discount(static_cast<size_t>(n_discount));
   for (size_t i = 0; i < discount.size(); ++i) {
     discount[i] = 1.0 / std::log2(static_cast<double>(i) + 2.0);
   }
 
-  std::vector<Judged> judged;
+  JudgedTable table;
   std::vector<unsigned char> used;
   std::vector<int64_t> gains;
   std::vector<double> ideal;
@@ -90,7 +140,7 @@ void ranking_metrics(const Ranked& ranked, const Qrels& qrels,
   for (int64_t q = 0; q < nq; ++q) {
     const int64_t b = off[q];
     const int64_t e = off[q + 1];
-    judged.clear();
+    table.reset(e - b);
     gains.clear();
     for (int64_t i = b; i < e; ++i) {
       const int64_t doc = qrels.docs[i];
@@ -98,20 +148,16 @@ void ranking_metrics(const Ranked& ranked, const Qrels& qrels,
         fail("qrel_docs[" + std::to_string(i) + "] = " + std::to_string(doc) +
              " (query " + std::to_string(q) + "): document ids must be >= 0");
       }
-      judged.push_back({doc, qrels.grades[i]});
+      if (!table.insert(doc, qrels.grades[i])) {
+        fail("qrel_docs: document " + std::to_string(doc) +
+             " is judged twice for query " + std::to_string(q));
+      }
       if (qrels.grades[i] > 0) gains.push_back(qrels.grades[i]);
     }
     if (gains.empty()) {
       fail("query " + std::to_string(q) +
            " has no relevant judgement (grade > 0) in qrels; recall and nDCG are "
            "undefined for it, so drop the query or add its relevant documents");
-    }
-    std::sort(judged.begin(), judged.end());
-    for (size_t i = 1; i < judged.size(); ++i) {
-      if (judged[i].doc == judged[i - 1].doc) {
-        fail("qrel_docs: document " + std::to_string(judged[i].doc) +
-             " is judged twice for query " + std::to_string(q));
-      }
     }
     const auto n_rel = static_cast<int64_t>(gains.size());
     std::sort(gains.begin(), gains.end(), [](int64_t x, int64_t y) { return x > y; });
@@ -123,7 +169,7 @@ void ranking_metrics(const Ranked& ranked, const Qrels& qrels,
              discount[static_cast<size_t>(i)];
       ideal[static_cast<size_t>(i)] = acc;
     }
-    used.assign(judged.size(), 0);
+    used.assign(table.size(), 0);
 
     const int64_t* row = ranked.ids + q * ranked.depth;
     int64_t len = ranked.depth;
@@ -145,10 +191,10 @@ void ranking_metrics(const Ranked& ranked, const Qrels& qrels,
       }
       // Past the deepest cutoff only the first relevant rank (for rr) can still change.
       if (r < lim || rr == 0.0) {
-        const int64_t at = find(judged, id);
+        const int64_t at = table.find(id);
         if (at >= 0 && !used[static_cast<size_t>(at)]) {
           used[static_cast<size_t>(at)] = 1;  // later copies of this id count as 0
-          const int64_t g = judged[static_cast<size_t>(at)].grade;
+          const int64_t g = table[at].grade;
           if (g > 0) {
             if (rr == 0.0) rr = 1.0 / static_cast<double>(r + 1);
             if (r < lim) {

@@ -93,7 +93,9 @@ def write_text(path: Path, text: str) -> Path:
 def dumps_json(data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1) -> str:
     """Serialise a model or plain data the way every artifact is written."""
     if isinstance(data, BaseModel):
-        data = data.model_dump(mode="json")
+        # by_alias: a model may name its version field `schema_version` with alias "schema"
+        # (`schema` shadows a BaseModel attribute); the file always says "schema".
+        data = data.model_dump(mode="json", by_alias=True)
     return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
 
 
@@ -125,6 +127,17 @@ def read_json(path: Path) -> Any:
         raise InvalidInputError(msg) from err
 
 
+def _current_version(model: type[BaseModel], schema_field: str) -> int:
+    """The version a model writes: the default of the field named or aliased `schema_field`."""
+    for name, info in model.model_fields.items():
+        if schema_field in (name, info.alias, info.validation_alias, info.serialization_alias):
+            if isinstance(info.default, int) and not isinstance(info.default, bool):
+                return info.default
+            break
+    msg = f"{model.__name__} has no integer '{schema_field}' field with a default version"
+    raise TypeError(msg)
+
+
 def read_model(
     path: Path,
     model: type[M],
@@ -142,7 +155,7 @@ def read_model(
     if not isinstance(data, dict):
         msg = f"{path}: expected a JSON object at the top level, got {type(data).__name__}"
         raise InvalidInputError(msg)
-    current = model.model_fields[schema_field].default
+    current = _current_version(model, schema_field)
     version = data.get(schema_field)
     if not isinstance(version, int):
         msg = (

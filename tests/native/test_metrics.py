@@ -292,6 +292,24 @@ def test_binding_validates_on_its_own() -> None:
         _core.first_hit_metrics(np.zeros((1, 1), dtype=np.int64), np.asarray([1], dtype=np.int64))
 
 
+@pytest.mark.parametrize(
+    ("qrels", "pattern"),
+    [
+        ([{1.5: 1}], r"qrels\[0\]: doc id 1\.5 must be an int"),
+        ([{1: 1}, {"d": 1}], r"qrels\[1\]: doc id 'd' must be an int"),
+        ([{1: 2.0}], r"qrels\[0\]: grade 2\.0 must be an int"),
+    ],
+)
+def test_qrels_to_csr_refuses_non_ints(qrels: list[dict[Any, Any]], pattern: str) -> None:
+    with pytest.raises(TypeError, match=pattern):
+        _native.qrels_to_csr(qrels)
+
+
+def test_evaluate_run_refuses_float_grades_rather_than_truncating() -> None:
+    with pytest.raises(TypeError, match=r"grade 0\.5 must be an int"):
+        _native.evaluate_run({"q": {"a": 0.5, "b": 1}}, {"q": ["a"]}, [1])  # type: ignore[dict-item]
+
+
 def test_first_hit_bad_ranks() -> None:
     with pytest.raises(TypeError, match=r"ranks\[1\] must be an int or None"):
         _native.first_hit_metrics([1, 2.0], [1])  # type: ignore[list-item]
