@@ -57,7 +57,7 @@ class PyScrubber {
   }
 
   // Returns (output or None when unchanged, findings).
-  py::tuple scrub(const py::bytes& data) const {
+  py::tuple scrub(const py::bytes& data, bool with_findings) const {
     const std::string_view v = view_of(data, "data");
     sc::Result r;
     {
@@ -65,6 +65,7 @@ class PyScrubber {
       r = sc::scrub(*cfg_, u8(v), v.size());
     }
     py::object out = r.unchanged ? py::object(data) : py::object(py::bytes(r.out));
+    if (!with_findings) return py::make_tuple(out, py::none());
     return py::make_tuple(out, to_tuples(r.findings));
   }
 
@@ -138,7 +139,7 @@ void register_scrub(py::module_& m) {
 
   py::class_<PyScrubber>(m, "Scrubber")
       .def(py::init<const py::list&, const py::list&>(), py::arg("known"), py::arg("skip"))
-      .def("scrub", &PyScrubber::scrub, py::arg("data"),
+      .def("scrub", &PyScrubber::scrub, py::arg("data"), py::arg("with_findings") = true,
            "Redact, re-check; (output or the input object itself, findings).")
       .def("find", &PyScrubber::find, py::arg("data"),
            "Every match of every kind, no redaction (the re-check).")

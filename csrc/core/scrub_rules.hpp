@@ -27,12 +27,23 @@ struct Tables {
   uint16_t cls[256];
   // Trigger prefilter: a shape can start at i only if t0[d[i]] & t1[d[i+1]] & t2[d[i+2]].
   uint16_t t0[256], t1[256], t2[256];
+  // The same families folded to 8 bits and split by nibble (the "shufti" layout), for
+  // the SIMD prefilter: family bits of byte c at offset k = lo[k][c & 15] & hi[k][c >> 4].
+  alignas(16) uint8_t lo[3][16];
+  alignas(16) uint8_t hi[3][16];
   Tables();
 };
 
-const Tables& tables();
+// Built once when the library loads (no guard check on the per-byte paths).
+extern const Tables kTables;
+inline const Tables& tables() { return kTables; }
 
-inline bool is(uint8_t c, uint16_t cls) { return (tables().cls[c] & cls) != 0; }
+inline bool is(uint8_t c, uint16_t cls) { return (kTables.cls[c] & cls) != 0; }
+
+// The first position in [i, end) where a shape may start (a superset of the real
+// starts; the rules verify). Reads d[p + 2] only while p + 2 < n. Uses AVX2 when the CPU
+// has it.
+size_t next_trigger(const uint8_t* d, size_t i, size_t end, size_t n);
 
 struct Span {
   size_t end;     // exclusive, relative to the buffer
