@@ -11,8 +11,8 @@ namespace gaia::scrub {
 namespace {
 
 const char* const kNames[kKindCount] = {
-    "known-secret", "private-key", "anthropic", "stripe",      "sk",
-    "fireworks",    "github",      "aws",       "slack",       "google",
+    "known-secret", "private-key", "anthropic", "stripe",         "sk",
+    "fireworks",    "github",      "aws",       "slack",          "google",
     "huggingface",  "jwt",         "bearer",    "url-credentials"};
 
 constexpr uint32_t kAMask = (1u << kKnown) | (1u << kPem);
@@ -22,7 +22,8 @@ constexpr uint32_t kAMask = (1u << kKnown) | (1u << kPem);
 // the latency of this lookup).
 constexpr size_t kShiftBits = 13;
 inline size_t block3(const uint8_t* p) {
-  const uint32_t x = static_cast<uint32_t>(p[-2]) | (static_cast<uint32_t>(p[-1]) << 8) |
+  const uint32_t x = static_cast<uint32_t>(p[-2]) |
+                     (static_cast<uint32_t>(p[-1]) << 8) |
                      (static_cast<uint32_t>(p[0]) << 16);
   return (x * 0x9E3779B1u) >> (32 - kShiftBits);
 }
@@ -65,7 +66,13 @@ class Scanner {
  public:
   Scanner(const Config& cfg, uint32_t mask, const uint8_t* d, size_t n, uint64_t base,
           bool last, ScanState& st, std::vector<Match>& out)
-      : cfg_(cfg), mask_(mask), d_(d), n_(n), base_(base), last_(last), st_(st),
+      : cfg_(cfg),
+        mask_(mask),
+        d_(d),
+        n_(n),
+        base_(base),
+        last_(last),
+        st_(st),
         out_(out) {}
 
   void run() {
@@ -186,7 +193,9 @@ int kind_from_name(std::string_view name) {
   return -1;
 }
 
-std::string token(int kind) { return std::string("[REDACTED:") + kind_name(kind) + "]"; }
+std::string token(int kind) {
+  return std::string("[REDACTED:") + kind_name(kind) + "]";
+}
 
 bool known_value_ok(std::string_view v) {
   if (v.size() < kMinKnown || v.size() > kMaxKnown) return false;
@@ -230,7 +239,8 @@ void Config::build() {
   built_ = true;
 }
 
-size_t Config::a_match_at(const uint8_t* d, size_t n, uint32_t mask, uint8_t* kind) const {
+size_t Config::a_match_at(const uint8_t* d, size_t n, uint32_t mask,
+                          uint8_t* kind) const {
   size_t best = 0;
   if ((mask >> kPem) & 1u) {
     const size_t l = detail::pem_length(d, n);
@@ -302,9 +312,10 @@ namespace {
 
 uint64_t map_back(const std::vector<Rep>& reps, uint64_t x, bool is_end) {
   // The last record starting before x (at or before, for a start position).
-  auto it = std::upper_bound(reps.begin(), reps.end(), x, [is_end](uint64_t v, const Rep& r) {
-    return is_end ? v <= r.out_start : v < r.out_start;
-  });
+  auto it =
+      std::upper_bound(reps.begin(), reps.end(), x, [is_end](uint64_t v, const Rep& r) {
+        return is_end ? v <= r.out_start : v < r.out_start;
+      });
   if (it == reps.begin()) return x;
   const Rep& r = *(it - 1);
   if (x < r.out_end) return is_end ? r.in_end : r.in_start;
@@ -394,10 +405,12 @@ void Pass::feed(const uint8_t* data, size_t n, bool last, std::string& out,
 }
 
 uint64_t Pass::to_input(uint64_t x, bool is_end) const {
-  auto it = std::upper_bound(reps_.begin(), reps_.end(), x, [is_end](uint64_t v, const Rep& r) {
-    return is_end ? v <= r.out_start : v < r.out_start;
-  });
-  if (it == reps_.begin()) return static_cast<uint64_t>(static_cast<int64_t>(x) + pruned_delta_);
+  auto it = std::upper_bound(reps_.begin(), reps_.end(), x,
+                             [is_end](uint64_t v, const Rep& r) {
+                               return is_end ? v <= r.out_start : v < r.out_start;
+                             });
+  if (it == reps_.begin())
+    return static_cast<uint64_t>(static_cast<int64_t>(x) + pruned_delta_);
   const Rep& r = *(it - 1);
   if (x < r.out_end) return is_end ? r.in_end : r.in_start;
   return x - r.out_end + r.in_end;
@@ -427,7 +440,8 @@ std::string Stream::run(const uint8_t* data, size_t n, bool last) {
   for (size_t r = 0; r <= rounds; ++r) {
     std::string out;
     std::vector<Match> ms;
-    passes_[r]->feed(reinterpret_cast<const uint8_t*>(in.data()), in.size(), last, out, ms);
+    passes_[r]->feed(reinterpret_cast<const uint8_t*>(in.data()), in.size(), last, out,
+                     ms);
     if (r == rounds) {
       if (!ms.empty()) {
         failed_ = true;
@@ -446,7 +460,8 @@ std::string Stream::run(const uint8_t* data, size_t n, bool last) {
     in.swap(out);
   }
   // A later pass only asks about positions it has not decided yet.
-  for (size_t r = 0; r + 1 < passes_.size(); ++r) passes_[r]->prune(passes_[r + 1]->decided());
+  for (size_t r = 0; r + 1 < passes_.size(); ++r)
+    passes_[r]->prune(passes_[r + 1]->decided());
   if (last) finished_ = true;
   return in;
 }

@@ -59,7 +59,8 @@ size_t next_trigger_scalar(const uint8_t* d, size_t i, size_t end, size_t n) {
   for (; i < fast_end; ++i)
     if (t.t0[d[i]] & t.t1[d[i + 1]] & t.t2[d[i + 2]]) return i;
   for (; i < end; ++i)
-    if (t.t0[d[i]] & (i + 1 < n ? t.t1[d[i + 1]] : 0) & (i + 2 < n ? t.t2[d[i + 2]] : 0))
+    if (t.t0[d[i]] & (i + 1 < n ? t.t1[d[i + 1]] : 0) &
+        (i + 2 < n ? t.t2[d[i + 2]] : 0))
       return i;
   return end;
 }
@@ -68,7 +69,7 @@ size_t next_trigger_scalar(const uint8_t* d, size_t i, size_t end, size_t n) {
 // 32 positions per step: six byte shuffles classify the bytes at offsets 0, 1 and 2,
 // and a position survives only when all three agree on a family.
 __attribute__((target("avx2"))) size_t next_trigger_avx2(const uint8_t* d, size_t i,
-                                                          size_t end, size_t n) {
+                                                         size_t end, size_t n) {
   const Tables& t = tables();
   __m256i lo[3], hi[3];
   for (int k = 0; k < 3; ++k) {
@@ -127,7 +128,9 @@ bool rich(const uint8_t* d, size_t b, size_t e) {
   return false;
 }
 
-uint8_t lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c + 32) : c; }
+uint8_t lower(uint8_t c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c + 32) : c;
+}
 
 // Documentation placeholders: "example" in any case, or six x's or zeros in a row.
 bool placeholder(const uint8_t* d, size_t b, size_t e) {
@@ -196,12 +199,15 @@ bool match_bearer(const uint8_t* d, size_t p, size_t g, Span* out) {
 
 Tables::Tables() {
   std::memset(this, 0, sizeof(*this));
-  set_range(cls, 'A', 'Z', kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser |
-                               kWord | kScheme | kPemBody | kLabel | kHost);
+  set_range(cls, 'A', 'Z',
+            kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser | kWord |
+                kScheme | kPemBody | kLabel | kHost);
   set_range(cls, 'a', 'z',
-            kAlnum | kTok | kSlackCh | kBearerCh | kUser | kWord | kScheme | kPemBody | kHost);
-  set_range(cls, '0', '9', kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser |
-                               kWord | kScheme | kPemBody | kLabel | kHost);
+            kAlnum | kTok | kSlackCh | kBearerCh | kUser | kWord | kScheme | kPemBody |
+                kHost);
+  set_range(cls, '0', '9',
+            kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser | kWord |
+                kScheme | kPemBody | kLabel | kHost);
   set_chars(cls, "_-", kTok);
   set_chars(cls, "-", kSlackCh);
   set_chars(cls, "._~+/=-", kBearerCh);
@@ -274,12 +280,14 @@ bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, uint32_t 
     case 'A':
       if (on(mask, kAws) && (lit(d, p, g, "AKIA", 4) || lit(d, p, g, "ASIA", 4))) {
         e = run(d, p + 4, g, kUpDigit, 16);
-        if (e - (p + 4) == 16 && (e == g || !is(d[e], kAlnum)) && !placeholder(d, p + 4, e))
+        if (e - (p + 4) == 16 && (e == g || !is(d[e], kAlnum)) &&
+            !placeholder(d, p + 4, e))
           return done(out, e, kAws);
       }
       if (on(mask, kGoogle) && lit(d, p, g, "AIza", 4)) {
         e = run(d, p + 4, g, kTok, 35);
-        if (e - (p + 4) == 35 && !placeholder(d, p + 4, e)) return done(out, e, kGoogle);
+        if (e - (p + 4) == 35 && !placeholder(d, p + 4, e))
+          return done(out, e, kGoogle);
       }
       return false;
     case 'x':
