@@ -374,17 +374,21 @@ class Scrubber:
 
     def scrub(self, data: bytes | bytearray | memoryview) -> bytes:
         """Redact every secret; raises LeakError if one survives the re-check."""
-        return self.scrub_report(data)[0]
+        try:
+            out, _ = self._core.scrub(_as_bytes(data, "data"), False)
+        except _core.ScrubLeakError as err:
+            raise _leak(err) from None
+        return out
 
     def scrub_report(
         self, data: bytes | bytearray | memoryview
     ) -> tuple[bytes, list[ScrubFinding]]:
         """The scrubbed bytes and what was redacted (offsets into `data`)."""
         try:
-            out, found = self._core.scrub(_as_bytes(data, "data"))
+            out, found = self._core.scrub(_as_bytes(data, "data"), True)
         except _core.ScrubLeakError as err:
             raise _leak(err) from None
-        return out, [ScrubFinding(*f) for f in found]
+        return out, [ScrubFinding(*f) for f in found or ()]
 
     def find(self, data: bytes | bytearray | memoryview) -> list[ScrubFinding]:
         """One pass of every rule without redaction: the re-check on its own."""

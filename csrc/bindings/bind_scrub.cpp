@@ -35,7 +35,9 @@ std::string_view view_of(const py::handle& obj, const char* arg) {
   return {p, static_cast<size_t>(n)};
 }
 
-const uint8_t* u8(std::string_view v) { return reinterpret_cast<const uint8_t*>(v.data()); }
+const uint8_t* u8(std::string_view v) {
+  return reinterpret_cast<const uint8_t*>(v.data());
+}
 
 class PyScrubber {
  public:
@@ -57,7 +59,7 @@ class PyScrubber {
   }
 
   // Returns (output or None when unchanged, findings).
-  py::tuple scrub(const py::bytes& data) const {
+  py::tuple scrub(const py::bytes& data, bool with_findings) const {
     const std::string_view v = view_of(data, "data");
     sc::Result r;
     {
@@ -65,6 +67,7 @@ class PyScrubber {
       r = sc::scrub(*cfg_, u8(v), v.size());
     }
     py::object out = r.unchanged ? py::object(data) : py::object(py::bytes(r.out));
+    if (!with_findings) return py::make_tuple(out, py::none());
     return py::make_tuple(out, to_tuples(r.findings));
   }
 
@@ -77,7 +80,8 @@ class PyScrubber {
     }
     std::vector<FindingTuple> out;
     for (const auto& m : ms)
-      out.emplace_back(sc::kind_name(m.kind), m.start + m.keep, m.end - m.start - m.keep);
+      out.emplace_back(sc::kind_name(m.kind), m.start + m.keep,
+                       m.end - m.start - m.keep);
     return out;
   }
 
@@ -112,7 +116,9 @@ class PyStream {
     return py::bytes(out);
   }
 
-  std::vector<FindingTuple> take_findings() { return to_tuples(stream_.take_findings()); }
+  std::vector<FindingTuple> take_findings() {
+    return to_tuples(stream_.take_findings());
+  }
 
  private:
   sc::Stream stream_;
@@ -137,8 +143,10 @@ void register_scrub(py::module_& m) {
       py::arg("value"), "Whether a value qualifies as a known secret.");
 
   py::class_<PyScrubber>(m, "Scrubber")
-      .def(py::init<const py::list&, const py::list&>(), py::arg("known"), py::arg("skip"))
+      .def(py::init<const py::list&, const py::list&>(), py::arg("known"),
+           py::arg("skip"))
       .def("scrub", &PyScrubber::scrub, py::arg("data"),
+           py::arg("with_findings") = true,
            "Redact, re-check; (output or the input object itself, findings).")
       .def("find", &PyScrubber::find, py::arg("data"),
            "Every match of every kind, no redaction (the re-check).")

@@ -1,10 +1,12 @@
 // gaia_eval native core: secret scrubbing (no Python headers).
 //
 // Two kinds of secret are found in one left-to-right pass over raw bytes:
-//  - "A" matches: known values (exact byte strings) and PEM private-key blocks. They are
-//    chosen first over the whole text, leftmost then longest, so a known value is always
-//    redacted whole even when a shape rule would have started inside it.
-//  - "B" matches: the secret shapes (sk-, ghp_, AKIA, JWT, Bearer, URL passwords...), in
+//  - "A" matches: known values (exact byte strings) and PEM private-key blocks. They
+//  are
+//    chosen first over the whole text, leftmost then longest, so a known value is
+//    always redacted whole even when a shape rule would have started inside it.
+//  - "B" matches: the secret shapes (sk-, ghp_, AKIA, JWT, Bearer, URL passwords...),
+//  in
 //    the gaps between A matches, leftmost first, rules tried in a fixed order.
 // docs/scrubbing.md is the rule table; tests/native/test_scrub.py holds an independent
 // regex oracle of the same rules.
@@ -119,9 +121,9 @@ class Config {
 
 // Where a pass stands in its input (absolute byte positions), carried between feeds.
 struct ScanState {
-  uint64_t pos = 0;          // next undecided input position
-  uint64_t edge = 0;         // a position preceded by a token or the text start
-  bool a_known = false;      // a_start/a_end/a_kind hold the next A match
+  uint64_t pos = 0;      // next undecided input position
+  uint64_t edge = 0;     // a position preceded by a token or the text start
+  bool a_known = false;  // a_start/a_end/a_kind hold the next A match
   uint64_t a_start = 0, a_end = 0;
   uint8_t a_kind = 0;
   uint64_t a_scanned = 0;    // no A match starts in [pos, a_scanned)
@@ -144,8 +146,8 @@ struct Rep {
 class Pass {
  public:
   Pass(std::shared_ptr<const Config> cfg, uint32_t mask);
-  // Feeds bytes; appends the decided output to `out` and the matches (input coordinates)
-  // to `matches`. With `last`, everything is decided.
+  // Feeds bytes; appends the decided output to `out` and the matches (input
+  // coordinates) to `matches`. With `last`, everything is decided.
   void feed(const uint8_t* data, size_t n, bool last, std::string& out,
             std::vector<Match>& matches);
   // Input position before which everything is decided and emitted.
@@ -167,7 +169,7 @@ class Pass {
 };
 
 struct Result {
-  std::string out;        // empty with `unchanged` when nothing was redacted
+  std::string out;  // empty with `unchanged` when nothing was redacted
   bool unchanged = false;
   std::vector<Finding> findings;
 };

@@ -400,6 +400,10 @@ NEGATIVE = [
     b"http://host:8080/path@ref",
     b"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
     b"eyJhbGciOiJIUzI1NiJ9",
+    b"sk-ant-short1",
+    b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    b"AIzaSyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    b"/usr/local/secret",
 ]
 
 
