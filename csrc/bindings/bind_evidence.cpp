@@ -136,17 +136,16 @@ void register_evidence(py::module_& m) {
           py::arg("page"))
       .def(
           "locate",
-          [](const ev::Document& d, const py::list& chunks,
-             const py::list& after_split) {
-            if (!after_split.empty() && after_split.size() != chunks.size()) {
-              throw py::value_error("after_split must be empty or as long as chunks");
+          [](const ev::Document& d, const py::list& chunks, const py::list& pieces) {
+            if (!pieces.empty() && pieces.size() != chunks.size()) {
+              throw py::value_error("pieces must be empty or as long as chunks");
             }
             std::vector<Units> units;
             units.reserve(chunks.size());
             for (const auto& c : chunks) units.push_back(units_of(c, "chunks[i]"));
             std::vector<bool> split;
-            split.reserve(after_split.size());
-            for (const auto& s : after_split) split.push_back(py::cast<bool>(s));
+            split.reserve(pieces.size());
+            for (const auto& s : pieces) split.push_back(py::cast<bool>(s));
             std::vector<ev::Span> spans(units.size());
             std::vector<std::vector<int64_t>> pages(units.size());
             {
@@ -174,7 +173,7 @@ void register_evidence(py::module_& m) {
             }
             return out;
           },
-          py::arg("chunks"), py::arg("after_split"),
+          py::arg("chunks"), py::arg("pieces"),
           "Locate chunks in document order; (start, end, pages) or None per chunk.")
       .def(
           "resolve",

@@ -197,31 +197,40 @@ bool Document::page_segment(int64_t number, int64_t& start, int64_t& end) const 
   return false;
 }
 
-Span ChunkLocator::next(const std::u32string& chunk, bool after_split) {
+Span ChunkLocator::next(const std::u32string& chunk, bool piece) {
   const Haystack& text = doc_.text();
   const auto m = static_cast<int64_t>(chunk.size());
   int64_t pos = text.find(chunk, cursor_, text.size());
-  if (pos < 0 && m > 0 && after_split) {
-    // Only a match that starts before the cursor and ends after it is acceptable, so
-    // the window for its start is exactly (cursor - m, cursor).
-    const int64_t lo =
-        std::max<int64_t>(std::max<int64_t>(before_last_, 0), cursor_ - m + 1);
-    pos = text.find(chunk, lo, cursor_ - 1 + m);
+  if (pos < 0 && m > 0 && prev_piece_ && run_start_ >= 0) {
+    // First a match that starts before the cursor and ends after it (its start lies in
+    // (cursor - m, cursor)); failing that, the closest match wholly before the cursor
+    // but within the run: a short first piece of the next window can lie entirely in
+    // the previous window's overlap.
+    pos = text.find(chunk, std::max<int64_t>(run_start_, cursor_ - m + 1),
+                    cursor_ - 1 + m);
+    for (int64_t at = text.find(chunk, run_start_, cursor_ - 1 + m);
+         pos < 0 && at >= 0;) {
+      const int64_t next = text.find(chunk, at + 1, cursor_ - 1 + m);
+      if (next < 0) pos = at;
+      at = next;
+    }
   }
+  if (pos >= 0) cursor_ = pos;
+  if (!piece || !prev_piece_) run_start_ = -1;
+  if (piece && pos >= 0) run_start_ = run_start_ < 0 ? pos : std::min(run_start_, pos);
+  prev_piece_ = piece;
   if (pos < 0) return {};
-  before_last_ = std::min(cursor_, pos);
-  cursor_ = pos;
   return {pos, pos + m};
 }
 
 std::vector<Span> locate_chunks(const Document& doc,
                                 const std::vector<std::u32string>& chunks,
-                                const std::vector<uint8_t>& after_split) {
+                                const std::vector<uint8_t>& pieces) {
   ChunkLocator walk(doc);
   std::vector<Span> out;
   out.reserve(chunks.size());
   for (size_t i = 0; i < chunks.size(); ++i) {
-    out.push_back(walk.next(chunks[i], i < after_split.size() && after_split[i] != 0));
+    out.push_back(walk.next(chunks[i], i < pieces.size() && pieces[i] != 0));
   }
   return out;
 }

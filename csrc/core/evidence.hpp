@@ -97,25 +97,32 @@ class Document {
 
 // Locates a document's normalized chunks, fed in document order, with a cursor: a chunk
 // is searched for from the start of the last located chunk onward, so a copy of its
-// text earlier in the document (repeated boilerplate) is never taken. When the previous
-// chunk came from splitting an over-long chunk (after_split), this chunk's overlap can
-// begin before that split tail, so a second search runs from the start of the located
-// chunk before last and is accepted only if the match ends after the cursor.
+// text earlier in the document (repeated boilerplate) is never taken.
+//
+// Split pieces: a window too long for the embedder is cut into pieces (`piece` is true
+// for each). The next window's overlap can then begin before the last piece, so when
+// the previous chunk was a piece a second search is allowed from the start of the run
+// of pieces (with two pieces: the chunk before last), accepting only a match that
+// starts before the cursor and ends after it. The run, not just the chunk before last,
+// because a window of token-dense text (URLs, tables) can be cut into three or more
+// short pieces, and the overlap then reaches back past the piece before last.
 class ChunkLocator {
  public:
   explicit ChunkLocator(const Document& doc) : doc_(doc) {}
-  Span next(const std::u32string& chunk, bool after_split);
+  Span next(const std::u32string& chunk, bool piece);
 
  private:
   const Document& doc_;
-  int64_t cursor_ = 0;        // start of the last located chunk
-  int64_t before_last_ = -1;  // start of the located chunk before that
+  int64_t cursor_ = 0;  // start of the last located chunk
+  int64_t run_start_ =
+      -1;  // earliest start among the located pieces of the current run
+  bool prev_piece_ = false;  // the previous chunk was a split piece
 };
 
-// All chunks at once (after_split: empty, or one flag per chunk).
+// All chunks at once (pieces: empty, or one flag per chunk).
 std::vector<Span> locate_chunks(const Document& doc,
                                 const std::vector<std::u32string>& chunks,
-                                const std::vector<uint8_t>& after_split);
+                                const std::vector<uint8_t>& pieces);
 
 enum class ResolveStatus : int {
   kOk = 0,
