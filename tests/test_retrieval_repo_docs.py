@@ -147,3 +147,18 @@ def test_reference_chunks_all_locate_and_every_label_is_hittable(
                 texts[ev.doc], quote=ev.quote, page=ev.page, near=ev.near, question_id=q.id
             )
             assert any(chunk_hits(ev.doc, c, got) for c in located[ev.doc]), (q.id, ev)
+
+
+def test_corpus_files_are_unedited_copies() -> None:
+    """Pinned by sha256: a formatter or an editor must never touch the verbatim texts."""
+    import hashlib
+
+    corpus = builtin_dataset_path("repo_docs").parent / "corpus"
+    pinned = {}
+    for line in (corpus / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split(maxsplit=1)
+        pinned[name] = digest
+    files = {p.name for p in corpus.iterdir()} - {"LICENSES.md", "SHA256SUMS"}
+    assert set(pinned) == files
+    for name, digest in pinned.items():
+        assert hashlib.sha256((corpus / name).read_bytes()).hexdigest() == digest, name
