@@ -153,11 +153,20 @@ void register_evidence(py::module_& m) {
               // collapse()); `d` is kept alive by this call's reference to its owner.
               py::gil_scoped_release release;
               ev::ChunkLocator walk(d);
-              std::u32string
-                  chunk;  // one buffer for all chunks: no allocation per chunk
+              // One buffer of each kind for all chunks: no allocation per chunk. A
+              // one-byte str stays one byte per code point all the way to the search.
+              std::u32string chunk;
+              std::string latin1;
               for (size_t i = 0; i < units.size(); ++i) {
-                collapse(units[i], chunk);
-                spans[i] = walk.next(chunk, i < split.size() && split[i]);
+                const bool piece = i < split.size() && split[i];
+                if (units[i].kind == PyUnicode_1BYTE_KIND) {
+                  ev::collapse_into(static_cast<const uint8_t*>(units[i].data),
+                                    units[i].size, latin1);
+                  spans[i] = walk.next_latin1(latin1, piece);
+                } else {
+                  collapse(units[i], chunk);
+                  spans[i] = walk.next(chunk, piece);
+                }
                 if (spans[i].start >= 0)
                   pages[i] = d.pages_of(spans[i].start, spans[i].end);
               }

@@ -36,6 +36,8 @@ class Haystack {
   // Index of the first occurrence of `needle` wholly inside [from, to), or -1. An empty
   // needle is never found (an empty label matches nothing).
   int64_t find(const std::u32string& needle, int64_t from, int64_t to) const;
+  // The same for a needle of Latin-1 code points, one byte each (no conversion).
+  int64_t find_latin1(const std::string& needle, int64_t from, int64_t to) const;
 
  private:
   std::string bytes_;
@@ -51,6 +53,7 @@ int64_t find(const std::u32string& hay, const std::u32string& needle, int64_t fr
 // pass and without the offset map, which the evidence kernel has no use for. `out` is
 // overwritten, so a caller can reuse one buffer for many strings.
 std::string collapse_latin1(const uint8_t* units, size_t n);
+void collapse_into(const uint8_t* units, size_t n, std::string& out);
 void collapse_into(const uint8_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint16_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint32_t* units, size_t n, std::u32string& out);
@@ -110,8 +113,12 @@ class ChunkLocator {
  public:
   explicit ChunkLocator(const Document& doc) : doc_(doc) {}
   Span next(const std::u32string& chunk, bool piece);
+  Span next_latin1(const std::string& chunk, bool piece);  // Latin-1, one byte each
 
  private:
+  template <class Find>
+  Span step(int64_t m, bool piece, Find find);
+
   const Document& doc_;
   int64_t cursor_ = 0;  // start of the last located chunk
   int64_t run_start_ =
