@@ -412,3 +412,15 @@ def test_extreme_values_do_not_crash() -> None:
     assert _native.evidence_find("abc", "b", 2**63 - 1, -(2**63)) == -1
     assert locate_chunks(doc, ["\ud800 z", ""]) == [LocatedChunk(39, 42, (999999999,)), None]
     assert doc._native.page_segment(-5) is None
+
+
+def test_bench_workload_agrees_with_python() -> None:
+    """The benchmark's own check: kernel and straightforward Python give the same spans
+    and quote positions on its paged workload (timings are not asserted)."""
+    from gaia_eval.bench import evidence as bench
+
+    text, chunks, quotes = bench._workload(300_000, 200, 40)
+    want = bench._python(text, chunks, quotes)
+    assert bench._native(text, chunks, quotes) == want
+    assert bench._python(text, chunks, quotes, bench._regex) == want
+    assert sum(c is not None for c in want[0]) == 200
