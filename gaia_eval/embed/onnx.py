@@ -186,6 +186,10 @@ class OnnxEmbedder:
                 cut -= 1
             while cut > 0 and text[cut - 1].isspace():
                 cut -= 1
+            if cut == 0:
+                # Not even the first word fits (a long unspaced run, e.g. Chinese text):
+                # cut after the last token that fits; the piece is still a substring.
+                cut = enc.offsets[self._max_tokens - 2][1]
             out.append(cut)
         return out
 
