@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
@@ -176,12 +177,15 @@ def schema(session: nox.Session) -> None:
 def wheel(session: nox.Session) -> None:
     """Build the wheel, install it into a fresh venv outside the checkout, smoke-test it."""
     session.install("build")
-    tmp = Path(session.create_tmp()).resolve()
-    dist, venv, elsewhere = tmp / "dist", tmp / "wheel-venv", tmp / "cwd"
-    for folder in (dist, venv, elsewhere):
-        shutil.rmtree(folder, ignore_errors=True)
-    elsewhere.mkdir(parents=True)
-    session.run("python", "-m", "build", "--wheel", "--outdir", str(dist))
+    # Outside the checkout (session.create_tmp() would be inside .nox/), so nothing can
+    # import the source tree instead of the installed wheel.
+    tmp = Path(tempfile.mkdtemp(prefix="gaia-eval-wheel-"))
+    session.log(f"wheel smoke test in {tmp}")
+    dist, venv, elsewhere = tmp / "dist", tmp / "venv", tmp / "cwd"
+    elsewhere.mkdir()
+    session.run(
+        "python", "-m", "build", "--wheel", "--outdir", str(dist), f"-Cbuild-dir={tmp / 'build'}"
+    )
     (wheel_file,) = dist.glob("gaia_eval-*.whl")
     session.run("python", "-m", "venv", str(venv))
     bindir = venv / ("Scripts" if sys.platform == "win32" else "bin")
@@ -199,3 +203,4 @@ def wheel(session: nox.Session) -> None:
         "print(n.normalize_whitespace(' wheel  ok ')[0], gaia_eval.__file__)",
         external=True,
     )
+    shutil.rmtree(tmp, ignore_errors=True)  # kept for inspection when a step failed
