@@ -297,6 +297,29 @@ std::string apply(const uint8_t* data, size_t n, const std::vector<Match>& match
   return out;
 }
 
+size_t applied_size(size_t n, const std::vector<Match>& matches) {
+  size_t size = n;
+  for (const Match& m : matches)
+    size = size - static_cast<size_t>(m.end - m.start - m.keep) +
+           std::strlen(kind_name(m.kind)) + 11;  // "[REDACTED:" + name + "]"
+  return size;
+}
+
+void apply_into(const uint8_t* data, size_t n, const std::vector<Match>& matches,
+                char* out) {
+  uint64_t at = 0;
+  for (const Match& m : matches) {
+    const uint64_t red = m.start + m.keep;
+    std::memcpy(out, data + at, static_cast<size_t>(red - at));
+    out += red - at;
+    const std::string tok = token(m.kind);
+    std::memcpy(out, tok.data(), tok.size());
+    out += tok.size();
+    at = m.end;
+  }
+  std::memcpy(out, data + at, static_cast<size_t>(n - at));
+}
+
 std::string leak_message(uint32_t kinds) {
   std::string names;
   for (int k = 0; k < kKindCount; ++k) {

@@ -185,6 +185,11 @@ std::string apply(const uint8_t* data, size_t n, const std::vector<Match>& match
                   std::vector<Rep>* reps = nullptr);
 // "[REDACTED:<kind>]"
 std::string token(int kind);
+// The size of apply()'s result, and apply() into a caller's buffer of that size (so a
+// binding can write straight into the object it returns).
+size_t applied_size(size_t n, const std::vector<Match>& matches);
+void apply_into(const uint8_t* data, size_t n, const std::vector<Match>& matches,
+                char* out);
 std::string leak_message(uint32_t kinds);
 
 // Streaming scrubber: kRounds chained passes and a re-check pass. The output of feed()
