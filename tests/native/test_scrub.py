@@ -503,7 +503,8 @@ def test_split_at_every_position() -> None:
     text = (
         b"x Bearer Ab3dEfGh1jKlMnOpQr y AKIAZ7QX3MNB2KLP4R6T https://u:pw12345@h/ "
         b"Known-Value-1234 -----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY----- "
-        b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig sk-proj-Ab3dEfGh1jKlMnOp"
+        b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig sk-proj-Ab3dEfGh1jKlMnOp "
+        b"Bearer abcdefgh12345678/sk-ABCDEFGH12345678/EXAMPLE"  # needs round 2
     )
     s = _native.Scrubber(known)
     want = s.scrub_report(text)
