@@ -17,15 +17,14 @@ const char* const kNames[kKindCount] = {
 
 constexpr uint32_t kAMask = (1u << kKnown) | (1u << kPem);
 
-// Wu-Manber block: the 3 bytes ending at p, hashed to 13 bits. 3-byte blocks keep the
-// shifts long with many known values; 8 KiB of shifts stay in L1 (the loop is bound by
-// the latency of this lookup).
-constexpr size_t kShiftBits = 13;
-inline size_t block3(const uint8_t* p) {
+// Wu-Manber block: the 3 bytes ending at p, hashed to `bits` bits. 3-byte blocks keep
+// the shifts long; with few known values 8 KiB of shifts stay in L1 (the loop is bound
+// by the latency of this lookup), and the table grows with the number of values.
+inline size_t block3(const uint8_t* p, unsigned bits) {
   const uint32_t x = static_cast<uint32_t>(p[-2]) |
                      (static_cast<uint32_t>(p[-1]) << 8) |
                      (static_cast<uint32_t>(p[0]) << 16);
-  return (x * 0x9E3779B1u) >> (32 - kShiftBits);
+  return (x * 0x9E3779B1u) >> (32 - bits);
 }
 
 uint64_t load8(const uint8_t* p) {
@@ -40,12 +39,25 @@ uint64_t load8(const uint8_t* p) {
 bool find_a(const Config& cfg, uint32_t mask, const uint8_t* d, size_t n, size_t from,
             size_t limit, size_t* start, size_t* len, uint8_t* kind) {
   if (!(mask & kAMask)) return false;
+  if (cfg.a_prefilter()) {
+    for (size_t i = from;; ++i) {
+      i = detail::nibble_scan(cfg.a_nibbles(), d, i, limit, n);
+      if (i >= limit) return false;
+      const size_t l = cfg.a_match_at(d + i, n - i, mask, kind);
+      if (l) {
+        *start = i;
+        *len = l;
+        return true;
+      }
+    }
+  }
   constexpr size_t m = Config::kWindow;
   const uint8_t* shift = cfg.shifts();
+  const unsigned bits = cfg.shift_bits();
   const size_t iend = std::min(n, limit + m - 1);
   size_t i = from + m - 1;
   while (i < iend) {
-    const uint8_t k = shift[block3(d + i)];
+    const uint8_t k = shift[block3(d + i, bits)];
     if (k) {
       i += k;
       continue;
@@ -205,6 +217,13 @@ bool known_value_ok(std::string_view v) {
   return true;
 }
 
+void Nibbles::add(const uint8_t* prefix3, uint8_t bucket_bit) {
+  for (int k = 0; k < 3; ++k) {
+    lo[k][prefix3[k] & 15] |= bucket_bit;
+    hi[k][prefix3[k] >> 4] |= bucket_bit;
+  }
+}
+
 bool Config::add_known(std::string_view value) {
   if (built_ || !known_value_ok(value)) return false;
   values_.emplace_back(value);
@@ -226,16 +245,26 @@ void Config::build() {
       return values_[a].size() > values_[b].size();
     });
   constexpr size_t m = kWindow;
-  shift_.assign(size_t{1} << kShiftBits, static_cast<uint8_t>(m - 2));
+  shift_bits_ = 13;
+  while (shift_bits_ < 20 && (size_t{1} << shift_bits_) < values_.size() * 64)
+    ++shift_bits_;
+  shift_.assign(size_t{1} << shift_bits_, static_cast<uint8_t>(m - 2));
   auto add = [this](const uint8_t* p) {
     // The block ending at pattern byte j allows a jump of m - 1 - j.
     for (size_t j = 2; j < m; ++j) {
-      const size_t blk = block3(p + j);
+      const size_t blk = block3(p + j, shift_bits_);
       shift_[blk] = std::min<uint8_t>(shift_[blk], static_cast<uint8_t>(m - 1 - j));
     }
   };
   add(reinterpret_cast<const uint8_t*>("-----BEGIN "));
   for (const auto& v : values_) add(reinterpret_cast<const uint8_t*>(v.data()));
+  // Few values: one bucket for PEM's "---", the values spread over the other seven.
+  a_prefilter_ = values_.size() <= 32;
+  a_nib_ = Nibbles{};
+  a_nib_.add(reinterpret_cast<const uint8_t*>("---"), 1);
+  for (size_t i = 0; i < values_.size(); ++i)
+    a_nib_.add(reinterpret_cast<const uint8_t*>(values_[i].data()),
+               static_cast<uint8_t>(2u << (i % 7)));
   built_ = true;
 }
 
@@ -295,6 +324,29 @@ std::string apply(const uint8_t* data, size_t n, const std::vector<Match>& match
   }
   out.append(reinterpret_cast<const char*>(data + at), static_cast<size_t>(n - at));
   return out;
+}
+
+size_t applied_size(size_t n, const std::vector<Match>& matches) {
+  size_t size = n;
+  for (const Match& m : matches)
+    size = size - static_cast<size_t>(m.end - m.start - m.keep) +
+           std::strlen(kind_name(m.kind)) + 11;  // "[REDACTED:" + name + "]"
+  return size;
+}
+
+void apply_into(const uint8_t* data, size_t n, const std::vector<Match>& matches,
+                char* out) {
+  uint64_t at = 0;
+  for (const Match& m : matches) {
+    const uint64_t red = m.start + m.keep;
+    std::memcpy(out, data + at, static_cast<size_t>(red - at));
+    out += red - at;
+    const std::string tok = token(m.kind);
+    std::memcpy(out, tok.data(), tok.size());
+    out += tok.size();
+    at = m.end;
+  }
+  std::memcpy(out, data + at, static_cast<size_t>(n - at));
 }
 
 std::string leak_message(uint32_t kinds) {

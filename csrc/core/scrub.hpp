@@ -91,6 +91,15 @@ class LeakError : public std::runtime_error {
   uint32_t kinds_;
 };
 
+// Byte classes of a 3-byte prefilter split by nibble ("shufti"): the bucket bits of
+// byte c at offset k are lo[k][c & 15] & hi[k][c >> 4]; a position is a candidate when
+// its three bytes share a bucket bit.
+struct Nibbles {
+  alignas(16) uint8_t lo[3][16];
+  alignas(16) uint8_t hi[3][16];
+  void add(const uint8_t* prefix3, uint8_t bucket_bit);
+};
+
 // Immutable configuration: the known values and which kinds are redacted.
 class Config {
  public:
@@ -109,11 +118,19 @@ class Config {
   // Wu-Manber window length and shift table over all A prefixes.
   static constexpr size_t kWindow = 11;
   const uint8_t* shifts() const { return shift_.data(); }
+  unsigned shift_bits() const { return shift_bits_; }
+  // With few known values, A candidates come from a SIMD prefilter on their first three
+  // bytes (and "---"); with many, from the Wu-Manber shifts.
+  bool a_prefilter() const { return a_prefilter_; }
+  const Nibbles& a_nibbles() const { return a_nib_; }
 
  private:
   std::vector<std::string> values_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_prefix_;  // longest first
   std::vector<uint8_t> shift_;
+  unsigned shift_bits_ = 13;
+  bool a_prefilter_ = true;
+  Nibbles a_nib_{};
   size_t max_known_ = 0;
   uint32_t redact_mask_ = kAllKinds;
   bool built_ = false;
@@ -185,6 +202,11 @@ std::string apply(const uint8_t* data, size_t n, const std::vector<Match>& match
                   std::vector<Rep>* reps = nullptr);
 // "[REDACTED:<kind>]"
 std::string token(int kind);
+// The size of apply()'s result, and apply() into a caller's buffer of that size (so a
+// binding can write straight into the object it returns).
+size_t applied_size(size_t n, const std::vector<Match>& matches);
+void apply_into(const uint8_t* data, size_t n, const std::vector<Match>& matches,
+                char* out);
 std::string leak_message(uint32_t kinds);
 
 // Streaming scrubber: kRounds chained passes and a re-check pass. The output of feed()

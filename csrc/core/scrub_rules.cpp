@@ -47,8 +47,8 @@ void trig(Tables& t, const char* a, const char* b, const char* c, uint16_t bit) 
   for (int k = 0; k < 3; ++k) {
     for (const char* q = sets[k]; *q; ++q) {
       const uint8_t ch = static_cast<uint8_t>(*q);
-      t.lo[k][ch & 15] |= fold;
-      t.hi[k][ch >> 4] |= fold;
+      t.nib.lo[k][ch & 15] |= fold;
+      t.nib.hi[k][ch >> 4] |= fold;
     }
   }
 }
@@ -65,12 +65,24 @@ size_t next_trigger_scalar(const uint8_t* d, size_t i, size_t end, size_t n) {
   return end;
 }
 
+size_t nibble_scan_scalar(const Nibbles& t, const uint8_t* d, size_t i, size_t end,
+                          size_t n) {
+  auto cls = [&t](int k, uint8_t c) { return t.lo[k][c & 15] & t.hi[k][c >> 4]; };
+  for (; i < end; ++i)
+    if (cls(0, d[i]) & (i + 1 < n ? cls(1, d[i + 1]) : 0) &
+        (i + 2 < n ? cls(2, d[i + 2]) : 0))
+      return i;
+  return end;
+}
+
 #ifdef GAIA_SCRUB_AVX2
 // 32 positions per step: six byte shuffles classify the bytes at offsets 0, 1 and 2,
-// and a position survives only when all three agree on a family.
-__attribute__((target("avx2"))) size_t next_trigger_avx2(const uint8_t* d, size_t i,
-                                                         size_t end, size_t n) {
-  const Tables& t = tables();
+// and a position survives only when all three share a bucket. Returns the first hit,
+// or where whole blocks ran out (*hit false).
+__attribute__((target("avx2"))) size_t nibble_blocks_avx2(const Nibbles& t,
+                                                          const uint8_t* d, size_t i,
+                                                          size_t end, size_t n,
+                                                          bool* hit) {
   __m256i lo[3], hi[3];
   for (int k = 0; k < 3; ++k) {
     lo[k] = _mm256_broadcastsi128_si256(
@@ -80,6 +92,7 @@ __attribute__((target("avx2"))) size_t next_trigger_avx2(const uint8_t* d, size_
   }
   const __m256i nib = _mm256_set1_epi8(0x0f);
   const __m256i zero = _mm256_setzero_si256();
+  *hit = false;
   while (i + 32 <= end && i + 34 <= n) {
     __m256i m = _mm256_set1_epi8(-1);
     for (int k = 0; k < 3; ++k) {
@@ -91,21 +104,23 @@ __attribute__((target("avx2"))) size_t next_trigger_avx2(const uint8_t* d, size_
     }
     const uint32_t hits =
         ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero)));
-    if (hits) return i + static_cast<size_t>(__builtin_ctz(hits));
+    if (hits) {
+      *hit = true;
+      return i + static_cast<size_t>(__builtin_ctz(hits));
+    }
     i += 32;
   }
-  return next_trigger_scalar(d, i, end, n);
+  return i;
 }
 #endif
 
-using TriggerFn = size_t (*)(const uint8_t*, size_t, size_t, size_t);
-
-TriggerFn pick_trigger() {
+bool has_avx2() {
 #ifdef GAIA_SCRUB_AVX2
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) return next_trigger_avx2;
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
 #endif
-  return next_trigger_scalar;
 }
 
 bool lit(const uint8_t* d, size_t p, size_t g, const char* s, size_t len) {
@@ -235,8 +250,31 @@ Tables::Tables() {
 const Tables kTables;
 
 size_t next_trigger(const uint8_t* d, size_t i, size_t end, size_t n) {
-  static const TriggerFn fn = pick_trigger();
-  return fn(d, i, end, n);
+  static const bool avx2 = has_avx2();
+#ifdef GAIA_SCRUB_AVX2
+  if (avx2) {
+    bool hit = false;
+    i = nibble_blocks_avx2(kTables.nib, d, i, end, n, &hit);
+    if (hit) return i;
+  }
+#else
+  (void)avx2;
+#endif
+  return next_trigger_scalar(d, i, end, n);
+}
+
+size_t nibble_scan(const Nibbles& t, const uint8_t* d, size_t i, size_t end, size_t n) {
+  static const bool avx2 = has_avx2();
+#ifdef GAIA_SCRUB_AVX2
+  if (avx2) {
+    bool hit = false;
+    i = nibble_blocks_avx2(t, d, i, end, n, &hit);
+    if (hit) return i;
+  }
+#else
+  (void)avx2;
+#endif
+  return nibble_scan_scalar(t, d, i, end, n);
 }
 
 bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, uint32_t mask,

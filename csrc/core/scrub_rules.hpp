@@ -32,8 +32,7 @@ struct Tables {
   // The same families folded to 8 bits and split by nibble (the "shufti" layout), for
   // the SIMD prefilter: family bits of byte c at offset k = lo[k][c & 15] & hi[k][c >>
   // 4].
-  alignas(16) uint8_t lo[3][16];
-  alignas(16) uint8_t hi[3][16];
+  Nibbles nib;
   Tables();
 };
 
@@ -47,6 +46,9 @@ inline bool is(uint8_t c, uint16_t cls) { return (kTables.cls[c] & cls) != 0; }
 // starts; the rules verify). Reads d[p + 2] only while p + 2 < n. Uses AVX2 when the
 // CPU has it.
 size_t next_trigger(const uint8_t* d, size_t i, size_t end, size_t n);
+// The first position in [i, end) whose three bytes share a bucket of `t` (AVX2 when
+// available), or end.
+size_t nibble_scan(const Nibbles& t, const uint8_t* d, size_t i, size_t end, size_t n);
 
 struct Span {
   size_t end;     // exclusive, relative to the buffer
