@@ -343,7 +343,7 @@ class HardCase(_Model):
 class RetrievalResults(_Model):
     """A RAG retrieval benchmark run: `results.json`."""
 
-    schema_version: Literal[1] = Field(1, alias="schema")
+    schema_version: Literal[1] = Field(default=1, alias="schema")
     """Schema version of this file."""
     meta: RetrievalMeta
     """Identity, setup and health of the run."""

@@ -41,7 +41,7 @@ def render(results: RetrievalResults, verdict: GateVerdict | None = None) -> str
     ]
     lines += _failures(results)
     if verdict is not None:
-        lines += _gate(verdict)
+        lines += render_gate(verdict)
     for ds in results.datasets:
         lines += _dataset(ds)
     if results.hard_cases is not None:
@@ -95,7 +95,8 @@ def _failures(results: RetrievalResults) -> list[str]:
     return [*lines, ""]
 
 
-def _gate(verdict: GateVerdict) -> list[str]:
+def render_gate(verdict: GateVerdict) -> list[str]:
+    """The gate section: verdict, failures, metric checks, flipped questions."""
     word = "PASS" if verdict.passed else "FAIL"
     lines = [f"## Gate: {word} (tolerance {verdict.tolerance})", ""]
     lines += [f"- FAIL: {f}" for f in verdict.failures]
