@@ -49,6 +49,51 @@ def normalize_whitespace(text: str) -> tuple[str, npt.NDArray[np.int64]]:
 
 # ---- evidence --------------------------------------------------------------------------
 
+EvidenceDocument = _core.EvidenceDocument
+"""A document's normalized text and "[Page N]" markers, held natively (see evidence.hpp)."""
+
+ChunkSpan = tuple[int, int, tuple[int, ...]]
+
+
+def evidence_document(extracted: str) -> _core.EvidenceDocument:
+    """Normalize `extracted` once and find its page markers; later calls reuse the result."""
+    return _core.EvidenceDocument(extracted)  # the binding rejects a non-str
+
+
+def evidence_locate(
+    doc: _core.EvidenceDocument, chunks: list[str], after_split: list[bool]
+) -> list[ChunkSpan | None]:
+    """Locate chunks (document order) by the cursor walk; (start, end, pages) or None each.
+
+    `after_split[i]` marks chunk i as following a piece of a split chunk; empty = none.
+    """
+    if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
+        msg = "chunks must be a list of str"
+        raise TypeError(msg)
+    if after_split and len(after_split) != len(chunks):
+        msg = f"after_split has {len(after_split)} entries for {len(chunks)} chunks"
+        raise ValueError(msg)
+    return doc.locate(chunks, [bool(s) for s in after_split])
+
+
+def evidence_resolve(
+    doc: _core.EvidenceDocument, quote: str, page: int | None, near: str | None
+) -> tuple[int, int, int]:
+    """Resolve a quote: (status, start, end); status 0 ok, 1 empty quote, 2 unknown page,
+    3 near hint not in the document, 4 quote not found (start = end = -1 unless ok)."""
+    if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
+        msg = f"page must be an int >= 1, not {page!r}"
+        raise ValueError(msg)
+    return doc.resolve(quote, page or 0, near or "")
+
+
+def evidence_find(hay: str, needle: str, start: int = 0, end: int | None = None) -> int:
+    """First index of `needle` wholly inside hay[start:end] (no negative indexing), or -1.
+
+    Unlike str.find, an empty needle is never found: an empty label matches nothing.
+    """
+    return _core.evidence_find(hay, needle, start, len(hay) if end is None else end)
+
 
 # ---- grep ------------------------------------------------------------------------------
 
