@@ -129,6 +129,8 @@ class DocumentStats(_Model):
     """File size on disk."""
     error: str | None = None
     """The system's reason for a non-`indexed` status, at most 300 characters."""
+    notes: list[str] = Field(default_factory=list)
+    """The system's remarks that do not change the status (e.g. a cache entry rebuilt)."""
 
 
 class IndexStats(_Model):

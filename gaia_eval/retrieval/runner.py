@@ -342,6 +342,7 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
                     from_cache=res.from_cache,
                     bytes=path.stat().st_size,
                     error=error,
+                    notes=[n[:300] for n in res.notes],
                 )
             )
             if res.status not in INDEXED_STATUSES:
@@ -370,8 +371,7 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
         unlocated += sum(1 for loc in located if loc is None)
         text_bytes += sum(len(c.encode("utf-8")) for c in chunks)
 
-    extra_dim = idx.system.info().extra.get("embedding_dim")
-    dim = extra_dim if isinstance(extra_dim, int) else None
+    dim = _embedding_dim(idx.system)
     indexed = len(ds.documents) - len(failed)
     stats = IndexStats(
         documents=len(ds.documents),
@@ -396,6 +396,18 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
         per_document=per_doc,
     )
     return stats
+
+
+def _embedding_dim(system: Retriever) -> int | None:
+    # Not part of the protocol: the reference system reports it in stats(); others may
+    # put it in info().extra.
+    stats = getattr(system, "stats", None)
+    if callable(stats):
+        value = stats().get("embedding_dim")
+        if isinstance(value, int):
+            return value
+    value = system.info().extra.get("embedding_dim")
+    return value if isinstance(value, int) else None
 
 
 def _score(ds: Dataset, idx: _Indexed, entry: DatasetResult) -> None:

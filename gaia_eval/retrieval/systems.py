@@ -69,7 +69,7 @@ def reference_maker(embedder: str) -> SystemMaker:
     """The reference system with `embedder`, its cache in each instance's folder."""
 
     def make(cache_dir: Path, **settings: Any) -> Retriever:
-        from gaia_eval.systems.rag import RagSystem
+        from gaia_eval.systems.rag.system import RagSystem
 
         system: Retriever = RagSystem.create(embedder, cache_dir, **{**RUN_SETTINGS, **settings})
         return system
