@@ -93,7 +93,7 @@ def make() -> ToySystem:
 
 
 def make_crashing() -> ToySystem:
-    return ToySystem(crash_after=2)
+    return ToySystem(crash_after=4)  # search runs twice per question (sdk, agent)
 
 
 def make_stale() -> ToySystem:

@@ -37,7 +37,7 @@ def _run(tmp_path: Path, out: str, *extra: str, dataset: Path | None = None) -> 
 def test_a_user_retriever_runs_end_to_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(tmp_path, "run") == 0
+    assert _run(tmp_path, "run", "--no-hard-cases") == 0
     results = load_results(tmp_path / "run" / "results.json")
     assert results.meta.complete
     assert results.meta.system == TOY

@@ -79,8 +79,14 @@ def _answer_pattern(answer: str) -> re.Pattern[str]:
     return re.compile(r"\s+".join(re.escape(w) for w in answer.split()))
 
 
-def _case(cid: str, title: str, status: HardCaseStatus, finding: str, **details: Any) -> HardCase:
-    return HardCase(id=cid, title=title, status=status, finding=finding, details=details)
+def _case(
+    cid: str,
+    title: str,
+    status: HardCaseStatus,
+    finding: str,
+    details: dict[str, Any] | None = None,
+) -> HardCase:
+    return HardCase(id=cid, title=title, status=status, finding=finding, details=details or {})
 
 
 def _from(hits: list[SearchHit], path: Path) -> list[SearchHit]:
@@ -150,11 +156,11 @@ def replaced_document(ctx: Context) -> HardCase:
     }
     if new_after and not old_after:
         return _case(
-            cid, title, "pass", "re-indexing the changed path serves the new text", **details
+            cid, title, "pass", "re-indexing the changed path serves the new text", details
         )
     what = "still serves the old text" if old_after else "does not serve the new text"
     extra = " (it reported already_indexed)" if second.already_indexed else ""
-    return _case(cid, title, "fail", f"re-indexing the changed path {what}{extra}", **details)
+    return _case(cid, title, "fail", f"re-indexing the changed path {what}{extra}", details)
 
 
 def exact_duplicate(ctx: Context) -> HardCase:
@@ -206,7 +212,7 @@ def exact_duplicate(ctx: Context) -> HardCase:
         f"duplicates take {shares['sdk']:.0%} (sdk) and {shares['agent']:.0%} (agent) of the "
         f"top-5 slots; limit {DUPLICATE_SHARE_LIMIT:.0%}"
     )
-    return _case(cid, title, status, finding, **details)
+    return _case(cid, title, status, finding, details)
 
 
 def _first_pdf(ctx: Context) -> Path | None:
@@ -266,7 +272,7 @@ def scanned_pdf(ctx: Context) -> HardCase:
             title,
             "skipped",
             "VLM on: page-level recall on scans is not measured in this build",
-            **details,
+            details,
         )
     refused = (result is None and raised) or (
         result is not None and result.status in ("empty", "failed") and result.error
@@ -277,7 +283,7 @@ def scanned_pdf(ctx: Context) -> HardCase:
             title,
             "pass",
             f"refused without a VLM: {details['error']}",
-            **details,
+            details,
         )
     return _case(
         cid,
@@ -285,7 +291,7 @@ def scanned_pdf(ctx: Context) -> HardCase:
         "fail",
         f"an image-only PDF without a VLM was not refused with an error "
         f"(status {details['status']}, {details['chunks']} chunks)",
-        **details,
+        details,
     )
 
 
@@ -312,15 +318,15 @@ def corrupted_pdf(ctx: Context) -> HardCase:
         "error": result.error if result else raised,
     }
     if result is None:
-        return _case(cid, title, "pass", f"indexing raised: {raised}", **details)
+        return _case(cid, title, "pass", f"indexing raised: {raised}", details)
     if result.status in ("failed", "degraded", "empty") and result.error:
-        return _case(cid, title, "pass", f"{result.status}: {result.error}", **details)
+        return _case(cid, title, "pass", f"{result.status}: {result.error}", details)
     return _case(
         cid,
         title,
         "fail",
         f"a truncated PDF indexed as {result.status!r} without an error (silently partial)",
-        **details,
+        details,
     )
 
 
@@ -401,9 +407,9 @@ def corrupted_cache(ctx: Context) -> HardCase:
     bad = [v for v, d in variants.items() if not d["ok"]]
     if not bad:
         return _case(
-            cid, title, "pass", "every damaged entry was rebuilt and ranks as clean", **details
+            cid, title, "pass", "every damaged entry was rebuilt and ranks as clean", details
         )
-    return _case(cid, title, "fail", f"served or kept damaged cache: {', '.join(bad)}", **details)
+    return _case(cid, title, "fail", f"served or kept damaged cache: {', '.join(bad)}", details)
 
 
 def capacity_eviction(ctx: Context) -> HardCase:
@@ -446,7 +452,7 @@ def capacity_eviction(ctx: Context) -> HardCase:
             "fail",
             "documents vanished from search without being reported evicted: "
             + ", ".join(silently_gone),
-            **details,
+            details,
         )
     if evicted:
         return _case(
@@ -454,14 +460,14 @@ def capacity_eviction(ctx: Context) -> HardCase:
             title,
             "pass",
             f"the evicting index() result names {', '.join(Path(e).name for e in evicted)}",
-            **details,
+            details,
         )
     if searchable[0]:
         return _case(
-            cid, title, "pass", "the first document is still indexed (nothing evicted)", **details
+            cid, title, "pass", "the first document is still indexed (nothing evicted)", details
         )
     return _case(
-        cid, title, "fail", "the first document is gone and nothing reported an eviction", **details
+        cid, title, "fail", "the first document is gone and nothing reported an eviction", details
     )
 
 
