@@ -345,13 +345,16 @@ def _damage(entry: Path, variant: str) -> None:
             chunks[0] = f"{CANARY} {CANARY}"
         entry.write_text(json.dumps(data), encoding="utf-8")
     elif variant == "unsigned":
-        sig = entry.with_name(entry.name + ".sig")
-        if sig.exists():
+        sigs = [p for p in (entry.with_suffix(".sig"), entry.with_name(entry.name + ".sig"))]
+        found = [p for p in sigs if p.exists()]
+        for sig in found:
             sig.unlink()
-        else:  # the signature lives inside the entry
+        if not found:  # the signature may live inside the entry
             data = json.loads(entry.read_text(encoding="utf-8"))
-            for key in ("sig", "signature", "digest", "sha256"):
-                data.pop(key, None)
+            popped = [data.pop(k) for k in ("sig", "signature", "digest", "sha256") if k in data]
+            if not popped:
+                msg = f"cannot find the signature of cache entry {entry.name} to remove"
+                raise RuntimeError(msg)
             entry.write_text(json.dumps(data), encoding="utf-8")
 
 
