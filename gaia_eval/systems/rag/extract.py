@@ -173,8 +173,9 @@ def extract_pdf(path: Path, data: bytes) -> Extraction:
         )
     if problems:
         read = n_pages - len(failed_pages)
-        msg = f"{path}: read {read} page(s) of a damaged PDF; the rest is missing: " + "; ".join(
-            dict.fromkeys(problems[:8])
+        msg = (
+            f"{path}: damaged PDF; read {read} of {n_pages} page(s) and some content may "
+            "be missing: " + "; ".join(dict.fromkeys(problems[:8]))
         )
         return Extraction(text, "degraded", pages=n_pages, error=msg, notes=notes)
     return Extraction(text, "ok", pages=n_pages, notes=notes)
