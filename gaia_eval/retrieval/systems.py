@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.embed import Embedder
 from gaia_eval.systems.rag.protocol import Retriever
 
 REFERENCE = "reference"
@@ -66,12 +67,21 @@ class SystemMaker:
 
 
 def reference_maker(embedder: str) -> SystemMaker:
-    """The reference system with `embedder`, its cache in each instance's folder."""
+    """The reference system with `embedder`, its cache in each instance's folder.
+
+    The embedder is loaded once and shared by every instance (the hard cases build about
+    ten): embedders are stateless functions of their input, and loading a model is the
+    slowest part of building a system.
+    """
+    loaded: list[Embedder] = []
 
     def make(cache_dir: Path, **settings: Any) -> Retriever:
+        from gaia_eval.embed import from_spec
         from gaia_eval.systems.rag.system import RagSystem
 
-        system: Retriever = RagSystem.create(embedder, cache_dir, **{**RUN_SETTINGS, **settings})
+        if not loaded:
+            loaded.append(from_spec(embedder))
+        system: Retriever = RagSystem(loaded[0], cache_dir, **{**RUN_SETTINGS, **settings})
         return system
 
     return SystemMaker(REFERENCE, True, make)
