@@ -7,6 +7,8 @@ the hard cases and the crash handling observable.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +104,21 @@ def make_stale() -> ToySystem:
 
 def make_pdf_blind() -> ToySystem:
     return ToySystem(pdf_blind=True)
+
+
+class SlowToySystem(ToySystem):
+    """Signals its first query by creating $TOY_MARKER, then answers slowly."""
+
+    def search(self, query: str, k: int) -> list[SearchHit]:
+        marker = os.environ.get("TOY_MARKER")
+        if marker:
+            Path(marker).touch()
+        time.sleep(0.3)
+        return super().search(query, k)
+
+
+def make_slow() -> ToySystem:
+    return SlowToySystem()
 
 
 def not_a_retriever() -> object:

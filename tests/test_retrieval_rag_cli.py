@@ -4,6 +4,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +120,32 @@ def test_a_crash_partway_still_writes_results(tmp_path: Path) -> None:
     report = (tmp_path / "o" / "report.md").read_text()
     assert "**The run did not complete**" in report
     assert "RuntimeError: toy index lost its vectors" in report
+
+
+def test_sigterm_partway_still_writes_results(tmp_path: Path) -> None:
+    ds = write_dataset(tmp_path / "data")
+    marker = tmp_path / "first-query"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]
+        ),
+        "TOY_MARKER": str(marker),
+    }
+    cmd = [sys.executable, "-m", "gaia_eval", "retrieval", "--component", "rag"]
+    cmd += ["--dataset", str(ds), "--system", "retrieval_rag_toy_system:make_slow"]
+    cmd += ["--no-hard-cases", "--out", str(tmp_path / "o")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err.decode()
+    results = load_results(tmp_path / "o" / "results.json")
+    assert results.meta.complete is False
+    assert results.meta.errors == ["Terminated: the run received SIGTERM"]
+    assert len(results.datasets[0].questions) < len(QUESTIONS)
 
 
 def test_a_wrong_label_stops_the_run_naming_the_question(

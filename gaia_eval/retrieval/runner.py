@@ -15,9 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import signal
 import tempfile
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -157,9 +160,33 @@ def questions_digest(ds: Dataset) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+class Terminated(SystemExit):
+    """SIGTERM arrived (a CI timeout, `kill`): unwind so the partial results get written."""
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    # Python's default SIGTERM action kills the process without running `finally`
+    # blocks; raising instead lets the run write what it finished. Signal handlers can
+    # only be installed from the main thread.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run(options: RunOptions) -> RunOutcome:
-    """Run the benchmark under the machine-wide eval lock; write results even on a crash."""
-    with eval_lock(options.command):
+    """Run the benchmark under the machine-wide eval lock; write results even on a crash
+    or a SIGTERM."""
+    with eval_lock(options.command), _sigterm_unwinds():
         return _run_locked(options)
 
 
@@ -207,6 +234,8 @@ def _run_locked(options: RunOptions) -> RunOutcome:
 
 
 def describe(err: BaseException) -> str:
+    if isinstance(err, Terminated):
+        return "Terminated: the run received SIGTERM"
     text = str(err) or repr(err)
     return f"{type(err).__name__}: {text}"[:2000]
 
