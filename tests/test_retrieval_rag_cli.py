@@ -246,3 +246,30 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     args = ["retrieval", "--component", "rag", "--dataset", str(ds), "--system", not_one]
     assert main([*args, "--out", str(tmp_path / "o")]) == 2
     assert "does not implement the Retriever protocol" in capsys.readouterr().err
+
+
+def test_a_beir_folder_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GAIA_EVAL_CACHE", str(tmp_path / "cache"))
+    beir = tmp_path / "tiny-beir"
+    (beir / "qrels").mkdir(parents=True)
+    corpus = [
+        {"_id": "d1", "title": "Pumps", "text": "The north pump delivers water at 42 bar."},
+        {"_id": "d2", "title": "Bees", "text": "A hive holds fifty thousand honey bees."},
+        {"_id": "d3", "title": "Trains", "text": "The sleeper train leaves Lisbon at night."},
+    ]
+    queries = [
+        {"_id": "q1", "text": "pump water pressure bar"},
+        {"_id": "q2", "text": "how many honey bees in a hive"},
+    ]
+    (beir / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    (beir / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in queries))
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
+    out = tmp_path / "o"
+    args = ["retrieval", "--component", "rag", "--beir", str(beir), "--system", TOY]
+    assert main([*args, "--no-hard-cases", "--out", str(out)]) == 0
+    results = load_results(out / "results.json")
+    (d,) = results.datasets
+    assert d.dataset == "tiny-beir"
+    assert d.source == f"beir:{beir}"
+    # Document-level evidence: any chunk of the relevant document is a hit.
+    assert [(q.id, q.sdk_rank) for q in d.questions] == [("q1", 1), ("q2", 1)]
