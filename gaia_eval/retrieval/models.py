@@ -71,6 +71,9 @@ class RetrievalMeta(_Model):
     """Local ISO-8601 start time with UTC offset."""
     duration_s: float | None = None
     """Wall seconds of the whole run (indexing, queries, hard cases)."""
+    cpu_s: float | None = None
+    """CPU seconds (user + system) the process spent; unlike wall time, it does not grow
+    when other work shares the machine."""
     git_sha: str | None = None
     """Commit of the checkout the run came from, if any."""
     git_dirty: bool | None = None

@@ -33,7 +33,8 @@ def render(results: RetrievalResults, verdict: GateVerdict | None = None) -> str
         f"- embedder: `{meta.embedder}`; VLM: "
         + (f"on ({meta.vlm.model})" if meta.vlm.enabled else "off")
         + f"; dense depth {meta.dense_depth}; answers: {'on' if meta.answers else 'off'}",
-        f"- started {meta.started}, {_f(meta.duration_s, 1)} s; gaia-eval {meta.package_version}"
+        f"- started {meta.started}, {_f(meta.duration_s, 1)} s wall, {_f(meta.cpu_s, 1)} s CPU; "
+        f"gaia-eval {meta.package_version}"
         f", git {(meta.git_sha or 'none')[:12]}{' (dirty)' if meta.git_dirty else ''}",
         f"- machine: {meta.machine.cpu}, {meta.machine.logical_cpus} CPUs, "
         f"{meta.machine.ram_gb} GiB, {meta.machine.os}, {meta.machine.python}",

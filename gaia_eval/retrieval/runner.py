@@ -206,6 +206,7 @@ def _run_locked(options: RunOptions) -> RunOutcome:
             vlm=VlmSetting(enabled=False),
         )
     )
+    cpu0 = time.process_time()
     work = Path(tempfile.mkdtemp(prefix="gaia-eval-rag-"))
     verdict: gate.GateVerdict | None = None
     refusal: NotComparableError | None = None
@@ -217,6 +218,7 @@ def _run_locked(options: RunOptions) -> RunOutcome:
         raise
     finally:
         results.meta.duration_s = clock.elapsed()
+        results.meta.cpu_s = round(time.process_time() - cpu0, 3)
         if options.keep_work:
             results.meta.work_dir = str(work)
         else:
