@@ -1,5 +1,6 @@
-"""Document Q&A retrieval benchmark: did retrieval find the labelled evidence, in which
-pipeline, at what cost.
+"""Document retrieval (RAG) benchmark: is the labelled evidence found, by which pipeline?
+
+It measures at what cost, too (index throughput, memory, latency).
 
 Suite `pr` runs the committed `repo_docs` dataset with the real ONNX embedder, offline and
 deterministic, plus the six PR hard cases; `--gate BASELINE` compares it with a committed
@@ -23,7 +24,16 @@ FULL_SUITE_REFUSAL = (
 )
 
 
+EPILOG = (
+    "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
+    "(nox -s retrieval_pr gates against it). Exit codes: 0 ok, 1 gate failed, 2 bad input "
+    "(a label that is not in its document names the question), 3 not comparable, "
+    "4 eval lock held."
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
     parser.add_argument(
         "--suite",
         choices=("pr", "full"),
