@@ -62,7 +62,7 @@ class AgentSettings:
     pool: int = 30
     expansion_weight: float = 0.9
     keyword_weight: float = 0.25
-    cutoff_ratio: float = 0.8
+    cutoff_ratio: float = 0.7
 
 
 @dataclass
