@@ -61,19 +61,19 @@ def evidence_document(extracted: str) -> _core.EvidenceDocument:
 
 
 def evidence_locate(
-    doc: _core.EvidenceDocument, chunks: list[str], after_split: list[bool]
+    doc: _core.EvidenceDocument, chunks: list[str], pieces: list[bool]
 ) -> list[ChunkSpan | None]:
     """Locate chunks (document order) by the cursor walk; (start, end, pages) or None each.
 
-    `after_split[i]` marks chunk i as following a piece of a split chunk; empty = none.
+    `pieces[i]` marks chunk i as a piece of a window split to fit the embedder; empty: none.
     """
     if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
         msg = "chunks must be a list of str"
         raise TypeError(msg)
-    if after_split and len(after_split) != len(chunks):
-        msg = f"after_split has {len(after_split)} entries for {len(chunks)} chunks"
+    if pieces and len(pieces) != len(chunks):
+        msg = f"pieces has {len(pieces)} entries for {len(chunks)} chunks"
         raise ValueError(msg)
-    return doc.locate(chunks, [bool(s) for s in after_split])
+    return doc.locate(chunks, [bool(s) for s in pieces])
 
 
 def evidence_resolve(

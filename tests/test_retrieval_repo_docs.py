@@ -114,3 +114,51 @@ def test_licenses_file_names_every_document(ds: Dataset) -> None:
     licenses = (builtin_dataset_path("repo_docs").parent / "corpus" / "LICENSES.md").read_text()
     for d in ds.documents:
         assert f"`{Path(d.path).name}`" in licenses, d.path.name
+
+
+@pytest.mark.parametrize("embedder", ["hash", "onnx:"])
+def test_reference_chunks_all_locate_and_every_label_is_hittable(
+    ds: Dataset, texts: dict[str, DocumentText], embedder: str
+) -> None:
+    """The reference RAG chunker against the kernel: no unlocated chunk, and every
+    evidence entry overlapped enough by some chunk. With the onnx embedder's 256-token
+    limit most windows are cut into pieces, which exercises the split-chunk rule."""
+    from gaia_eval.embed import from_spec
+    from gaia_eval.retrieval.evidence import check_unlocated, chunk_hits, locate_chunks
+    from gaia_eval.systems.rag.chunker import chunk_text
+
+    if embedder.startswith("onnx"):
+        pytest.importorskip("onnxruntime")
+    emb = from_spec(embedder)
+    located = {}
+    total = unlocated = pieces = 0
+    for d in ds.documents:
+        chunking = chunk_text(extract(d.path).text, embedder=emb)
+        located[d.id] = locate_chunks(texts[d.id], chunking.chunks, chunking.split)
+        total += len(located[d.id])
+        unlocated += sum(c is None for c in located[d.id])
+        pieces += len(chunking.split)
+    assert unlocated == 0
+    check_unlocated(total, unlocated)
+    assert pieces > 0 if embedder.startswith("onnx") else pieces == 0
+    for q in ds.questions:
+        for ev in q.evidence:
+            got = resolve_evidence(
+                texts[ev.doc], quote=ev.quote, page=ev.page, near=ev.near, question_id=q.id
+            )
+            assert any(chunk_hits(ev.doc, c, got) for c in located[ev.doc]), (q.id, ev)
+
+
+def test_corpus_files_are_unedited_copies() -> None:
+    """Pinned by sha256: a formatter or an editor must never touch the verbatim texts."""
+    import hashlib
+
+    corpus = builtin_dataset_path("repo_docs").parent / "corpus"
+    pinned = {}
+    for line in (corpus / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split(maxsplit=1)
+        pinned[name] = digest
+    files = {p.name for p in corpus.iterdir()} - {"LICENSES.md", "SHA256SUMS"}
+    assert set(pinned) == files
+    for name, digest in pinned.items():
+        assert hashlib.sha256((corpus / name).read_bytes()).hexdigest() == digest, name

@@ -136,17 +136,16 @@ void register_evidence(py::module_& m) {
           py::arg("page"))
       .def(
           "locate",
-          [](const ev::Document& d, const py::list& chunks,
-             const py::list& after_split) {
-            if (!after_split.empty() && after_split.size() != chunks.size()) {
-              throw py::value_error("after_split must be empty or as long as chunks");
+          [](const ev::Document& d, const py::list& chunks, const py::list& pieces) {
+            if (!pieces.empty() && pieces.size() != chunks.size()) {
+              throw py::value_error("pieces must be empty or as long as chunks");
             }
             std::vector<Units> units;
             units.reserve(chunks.size());
             for (const auto& c : chunks) units.push_back(units_of(c, "chunks[i]"));
             std::vector<bool> split;
-            split.reserve(after_split.size());
-            for (const auto& s : after_split) split.push_back(py::cast<bool>(s));
+            split.reserve(pieces.size());
+            for (const auto& s : pieces) split.push_back(py::cast<bool>(s));
             std::vector<ev::Span> spans(units.size());
             std::vector<std::vector<int64_t>> pages(units.size());
             {
@@ -154,11 +153,20 @@ void register_evidence(py::module_& m) {
               // collapse()); `d` is kept alive by this call's reference to its owner.
               py::gil_scoped_release release;
               ev::ChunkLocator walk(d);
-              std::u32string
-                  chunk;  // one buffer for all chunks: no allocation per chunk
+              // One buffer of each kind for all chunks: no allocation per chunk. A
+              // one-byte str stays one byte per code point all the way to the search.
+              std::u32string chunk;
+              std::string latin1;
               for (size_t i = 0; i < units.size(); ++i) {
-                collapse(units[i], chunk);
-                spans[i] = walk.next(chunk, i < split.size() && split[i]);
+                const bool piece = i < split.size() && split[i];
+                if (units[i].kind == PyUnicode_1BYTE_KIND) {
+                  ev::collapse_into(static_cast<const uint8_t*>(units[i].data),
+                                    units[i].size, latin1);
+                  spans[i] = walk.next_latin1(latin1, piece);
+                } else {
+                  collapse(units[i], chunk);
+                  spans[i] = walk.next(chunk, piece);
+                }
                 if (spans[i].start >= 0)
                   pages[i] = d.pages_of(spans[i].start, spans[i].end);
               }
@@ -174,7 +182,7 @@ void register_evidence(py::module_& m) {
             }
             return out;
           },
-          py::arg("chunks"), py::arg("after_split"),
+          py::arg("chunks"), py::arg("pieces"),
           "Locate chunks in document order; (start, end, pages) or None per chunk.")
       .def(
           "resolve",

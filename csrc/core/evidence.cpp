@@ -52,6 +52,9 @@ void collapse(const Unit* units, size_t n, Out& out) {
 
 }  // namespace
 
+void collapse_into(const uint8_t* units, size_t n, std::string& out) {
+  collapse(units, n, out);
+}
 std::string collapse_latin1(const uint8_t* units, size_t n) {
   std::string out;
   collapse(units, n, out);
@@ -79,25 +82,13 @@ Haystack::Haystack(std::u32string text) : wide_(std::move(text)) {
   if (widest < 0x100) wide_ = std::u32string();  // the bytes are the text
 }
 
-int64_t Haystack::find(const std::u32string& needle, int64_t from, int64_t to) const {
-  const int64_t n = size();
-  const auto m = static_cast<int64_t>(needle.size());
-  from = std::max<int64_t>(from, 0);
-  to = std::min(to, n);
-  if (m == 0 || to < from || to - from < m) return -1;
-  const char32_t* p = needle.data();
-  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.data());
-  std::string pattern(static_cast<size_t>(m), '\0');
-  for (int64_t j = 0; j < m; ++j) {
-    pattern[static_cast<size_t>(j)] = static_cast<char>(shadow(p[j]));
-  }
-  const auto* pb = reinterpret_cast<const unsigned char*>(pattern.data());
-  const auto confirmed = [&](int64_t i) {
-    if (!std::equal(pb, pb + m, hb + i)) return false;
-    if (wide_.empty())
-      return std::all_of(p, p + m, [](char32_t c) { return c < 0x100; });
-    return std::equal(p, p + m, wide_.data() + i);
-  };
+namespace {
+
+// The byte search both needle kinds share: candidates come from the byte shadows, and
+// `confirmed(i)` checks the code points at i.
+template <class Confirm>
+int64_t search_bytes(const unsigned char* hb, const unsigned char* pb, int64_t m,
+                     int64_t from, int64_t to, Confirm confirmed) {
   if (m < 8) {
     // Short needles ("[Page ", hints): few shifts to gain, so skip the table and let
     // memchr find candidates for the first byte.
@@ -137,6 +128,48 @@ int64_t Haystack::find(const std::u32string& needle, int64_t from, int64_t to) c
     i += shift[slot(hb[i + m - 2], c)];
   }
   return -1;
+}
+
+}  // namespace
+
+int64_t Haystack::find(const std::u32string& needle, int64_t from, int64_t to) const {
+  const auto m = static_cast<int64_t>(needle.size());
+  from = std::max<int64_t>(from, 0);
+  to = std::min(to, size());
+  if (m == 0 || to < from || to - from < m) return -1;
+  const char32_t* p = needle.data();
+  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.data());
+  std::string pattern(static_cast<size_t>(m), '\0');
+  for (int64_t j = 0; j < m; ++j) {
+    pattern[static_cast<size_t>(j)] = static_cast<char>(shadow(p[j]));
+  }
+  const auto* pb = reinterpret_cast<const unsigned char*>(pattern.data());
+  const bool narrow = std::all_of(p, p + m, [](char32_t c) { return c < 0x100; });
+  if (wide_.empty() && !narrow) return -1;  // a code point the text cannot hold
+  return search_bytes(hb, pb, m, from, to, [&](int64_t i) {
+    return std::equal(pb, pb + m, hb + i) &&
+           (wide_.empty() || std::equal(p, p + m, wide_.data() + i));
+  });
+}
+
+int64_t Haystack::find_latin1(const std::string& needle, int64_t from,
+                              int64_t to) const {
+  const auto m = static_cast<int64_t>(needle.size());
+  from = std::max<int64_t>(from, 0);
+  to = std::min(to, size());
+  if (m == 0 || to < from || to - from < m) return -1;
+  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const auto* pb = reinterpret_cast<const unsigned char*>(needle.data());
+  // Latin-1 code points are their own shadow bytes, so equal bytes are equal text
+  // unless the text is wide (a shadow byte may then stand for a hashed code point).
+  return search_bytes(hb, pb, m, from, to, [&](int64_t i) {
+    if (!std::equal(pb, pb + m, hb + i)) return false;
+    if (wide_.empty()) return true;
+    for (int64_t j = 0; j < m; ++j) {
+      if (wide_[static_cast<size_t>(i + j)] != pb[j]) return false;
+    }
+    return true;
+  });
 }
 
 int64_t find(const std::u32string& hay, const std::u32string& needle, int64_t from,
@@ -197,31 +230,49 @@ bool Document::page_segment(int64_t number, int64_t& start, int64_t& end) const 
   return false;
 }
 
-Span ChunkLocator::next(const std::u32string& chunk, bool after_split) {
-  const Haystack& text = doc_.text();
-  const auto m = static_cast<int64_t>(chunk.size());
-  int64_t pos = text.find(chunk, cursor_, text.size());
-  if (pos < 0 && m > 0 && after_split) {
-    // Only a match that starts before the cursor and ends after it is acceptable, so
-    // the window for its start is exactly (cursor - m, cursor).
-    const int64_t lo =
-        std::max<int64_t>(std::max<int64_t>(before_last_, 0), cursor_ - m + 1);
-    pos = text.find(chunk, lo, cursor_ - 1 + m);
+template <class Find>
+Span ChunkLocator::step(int64_t m, bool piece, Find find) {
+  int64_t pos = find(cursor_, doc_.text().size());
+  if (pos < 0 && m > 0 && prev_piece_ && run_start_ >= 0) {
+    // First a match that starts before the cursor and ends after it (its start lies in
+    // (cursor - m, cursor)); failing that, the closest match wholly before the cursor
+    // but within the run: a short first piece of the next window can lie entirely in
+    // the previous window's overlap.
+    pos = find(std::max<int64_t>(run_start_, cursor_ - m + 1), cursor_ - 1 + m);
+    for (int64_t at = find(run_start_, cursor_ - 1 + m); pos < 0 && at >= 0;) {
+      const int64_t next = find(at + 1, cursor_ - 1 + m);
+      if (next < 0) pos = at;
+      at = next;
+    }
   }
+  if (pos >= 0) cursor_ = pos;
+  if (!piece || !prev_piece_) run_start_ = -1;
+  if (piece && pos >= 0) run_start_ = run_start_ < 0 ? pos : std::min(run_start_, pos);
+  prev_piece_ = piece;
   if (pos < 0) return {};
-  before_last_ = std::min(cursor_, pos);
-  cursor_ = pos;
   return {pos, pos + m};
+}
+
+Span ChunkLocator::next(const std::u32string& chunk, bool piece) {
+  return step(static_cast<int64_t>(chunk.size()), piece, [&](int64_t from, int64_t to) {
+    return doc_.text().find(chunk, from, to);
+  });
+}
+
+Span ChunkLocator::next_latin1(const std::string& chunk, bool piece) {
+  return step(static_cast<int64_t>(chunk.size()), piece, [&](int64_t from, int64_t to) {
+    return doc_.text().find_latin1(chunk, from, to);
+  });
 }
 
 std::vector<Span> locate_chunks(const Document& doc,
                                 const std::vector<std::u32string>& chunks,
-                                const std::vector<uint8_t>& after_split) {
+                                const std::vector<uint8_t>& pieces) {
   ChunkLocator walk(doc);
   std::vector<Span> out;
   out.reserve(chunks.size());
   for (size_t i = 0; i < chunks.size(); ++i) {
-    out.push_back(walk.next(chunks[i], i < after_split.size() && after_split[i] != 0));
+    out.push_back(walk.next(chunks[i], i < pieces.size() && pieces[i] != 0));
   }
   return out;
 }

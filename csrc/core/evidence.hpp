@@ -36,6 +36,8 @@ class Haystack {
   // Index of the first occurrence of `needle` wholly inside [from, to), or -1. An empty
   // needle is never found (an empty label matches nothing).
   int64_t find(const std::u32string& needle, int64_t from, int64_t to) const;
+  // The same for a needle of Latin-1 code points, one byte each (no conversion).
+  int64_t find_latin1(const std::string& needle, int64_t from, int64_t to) const;
 
  private:
   std::string bytes_;
@@ -51,6 +53,7 @@ int64_t find(const std::u32string& hay, const std::u32string& needle, int64_t fr
 // pass and without the offset map, which the evidence kernel has no use for. `out` is
 // overwritten, so a caller can reuse one buffer for many strings.
 std::string collapse_latin1(const uint8_t* units, size_t n);
+void collapse_into(const uint8_t* units, size_t n, std::string& out);
 void collapse_into(const uint8_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint16_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint32_t* units, size_t n, std::u32string& out);
@@ -97,25 +100,36 @@ class Document {
 
 // Locates a document's normalized chunks, fed in document order, with a cursor: a chunk
 // is searched for from the start of the last located chunk onward, so a copy of its
-// text earlier in the document (repeated boilerplate) is never taken. When the previous
-// chunk came from splitting an over-long chunk (after_split), this chunk's overlap can
-// begin before that split tail, so a second search runs from the start of the located
-// chunk before last and is accepted only if the match ends after the cursor.
+// text earlier in the document (repeated boilerplate) is never taken.
+//
+// Split pieces: a window too long for the embedder is cut into pieces (`piece` is true
+// for each). The next window's overlap can then begin before the last piece, so when
+// the previous chunk was a piece a second search is allowed from the start of the run
+// of pieces (with two pieces: the chunk before last), accepting only a match that
+// starts before the cursor and ends after it. The run, not just the chunk before last,
+// because a window of token-dense text (URLs, tables) can be cut into three or more
+// short pieces, and the overlap then reaches back past the piece before last.
 class ChunkLocator {
  public:
   explicit ChunkLocator(const Document& doc) : doc_(doc) {}
-  Span next(const std::u32string& chunk, bool after_split);
+  Span next(const std::u32string& chunk, bool piece);
+  Span next_latin1(const std::string& chunk, bool piece);  // Latin-1, one byte each
 
  private:
+  template <class Find>
+  Span step(int64_t m, bool piece, Find find);
+
   const Document& doc_;
-  int64_t cursor_ = 0;        // start of the last located chunk
-  int64_t before_last_ = -1;  // start of the located chunk before that
+  int64_t cursor_ = 0;  // start of the last located chunk
+  int64_t run_start_ =
+      -1;  // earliest start among the located pieces of the current run
+  bool prev_piece_ = false;  // the previous chunk was a split piece
 };
 
-// All chunks at once (after_split: empty, or one flag per chunk).
+// All chunks at once (pieces: empty, or one flag per chunk).
 std::vector<Span> locate_chunks(const Document& doc,
                                 const std::vector<std::u32string>& chunks,
-                                const std::vector<uint8_t>& after_split);
+                                const std::vector<uint8_t>& pieces);
 
 enum class ResolveStatus : int {
   kOk = 0,

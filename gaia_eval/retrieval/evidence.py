@@ -113,12 +113,13 @@ def locate_chunks(
 
     The walk keeps a cursor at the last located chunk's start; a match before it is
     repeated text elsewhere and does not count. `split` holds the indices of chunks that
-    are pieces of a chunk split to fit the embedder: the chunk after such a piece may also
-    match from the chunk before last, provided the match ends past the cursor.
+    are pieces of a window cut to fit the embedder: the chunk after such a piece may also
+    match from the start of that run of pieces (with two pieces, the chunk before last),
+    provided the match starts before the cursor and ends after it.
     None marks an unlocated chunk (see check_unlocated).
     """
-    after_split = [i - 1 in split for i in range(len(chunks))] if split else []
-    spans = _native.evidence_locate(doc._native, chunks, after_split)
+    pieces = [i in split for i in range(len(chunks))] if split else []
+    spans = _native.evidence_locate(doc._native, chunks, pieces)
     return [None if s is None else LocatedChunk(s[0], s[1], s[2]) for s in spans]
 
 

@@ -66,24 +66,26 @@ def o_locate(
     norm: str, markers: list[tuple[int, int]], chunks: list[str], split: set[int]
 ) -> list[tuple[int, int, tuple[int, ...]] | None]:
     out: list[tuple[int, int, tuple[int, ...]] | None] = []
-    cursor, before_last = 0, -1
+    cursor = 0
+    run: list[int] = []  # starts of the located pieces in the current run of pieces
     for i, chunk in enumerate(chunks):
         c = o_norm(chunk)
         pos = o_find(norm, c, cursor, len(norm))
-        if pos < 0 and c and (i - 1) in split:
-            # Every match from the chunk before last that starts before the cursor; the
-            # first one that ends after the cursor is accepted.
-            at = o_find(norm, c, max(before_last, 0), len(norm))
-            while 0 <= at < cursor:
-                if at + len(c) > cursor:
-                    pos = at
-                    break
-                at = o_find(norm, c, at + 1, len(norm))
+        if pos < 0 and c and (i - 1) in split and run:
+            # Matches from the start of the run that start before the cursor: the first
+            # that ends after the cursor, else the last one (wholly before the cursor).
+            before = [a for a in range(min(run), cursor) if norm.startswith(c, a)]
+            straddling = [a for a in before if a + len(c) > cursor]
+            pos = straddling[0] if straddling else (before[-1] if before else -1)
+        if i not in split or (i - 1) not in split:
+            run = []
         if pos < 0:
             out.append(None)
             continue
         out.append((pos, pos + len(c), o_pages_of(markers, pos, pos + len(c))))
-        before_last, cursor = min(cursor, pos), pos
+        cursor = pos
+        if i in split:
+            run.append(pos)
     return out
 
 
@@ -241,17 +243,37 @@ def test_whitespace_in_chunks_and_document_is_collapsed() -> None:
 
 def test_split_chunk_exception_searches_from_the_chunk_before_last() -> None:
     doc = DocumentText("d", WORDS20)
-    head, tail = "w0 w1 w2 w3 w4", "w5 w6 w7 w8 w9"
+    head, tail = "w0 w1 w2 w3 w4", "w5 w6 w7 w8 w9"  # one window cut into two pieces
     overlap = "w3 w4 w5 w6 w7 w8 w9 w10 w11"  # starts inside the head, before the tail
     assert locate_chunks(doc, [head, tail, overlap])[2] is None
-    got = locate_chunks(doc, [head, tail, overlap], split={1})
+    got = locate_chunks(doc, [head, tail, overlap], split={0, 1})
     assert got[2] == LocatedChunk(WORDS20.index("w3"), WORDS20.index("w3") + len(overlap), ())
 
 
-def test_split_exception_needs_the_match_to_end_after_the_cursor() -> None:
+def test_split_exception_reaches_back_over_a_run_of_pieces() -> None:
+    # Token-dense text can cut one window into three or more short pieces; the next
+    # window's overlap may then start before the piece before last.
     doc = DocumentText("d", WORDS20)
-    got = locate_chunks(doc, ["w0 w1 w2 w3 w4", "w5 w6 w7 w8 w9", "w2 w3"], split={1})
-    assert got[2] is None
+    pieces = ["w0 w1 w2", "w3 w4 w5", "w6 w7 w8"]
+    overlap = "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10"
+    got = locate_chunks(doc, [*pieces, overlap], split={0, 1, 2})
+    assert got[3] is not None and got[3].start == WORDS20.index("w1")
+    # Pieces of an earlier run do not count: the run restarts after a whole chunk.
+    got = locate_chunks(doc, ["w0 w1", "w2 w3", "w2 w3 w4 w5 w6", "w1 w2 w3 w4 w5 w6 w7"], {0, 1})
+    assert got[3] is None
+
+
+def test_split_exception_prefers_a_match_across_the_cursor() -> None:
+    text = "a b c d e f a b c d e f g h"
+    doc = DocumentText("d", text)
+    # "e f a b" crosses the cursor (the tail piece "f a b c d e f g" starts at 10).
+    got = locate_chunks(doc, ["a b c d e", "f a b c d e f g", "e f a b"], split={0, 1})
+    assert got[2] is not None and got[2].start == text.index("e f a b")
+    # A match wholly before the cursor is taken only when none crosses it: the closest.
+    doc = DocumentText("d", "k q m q m z s t u v")
+    got = locate_chunks(doc, ["k q m q m", "z s t u v", "q m"], split={0, 1})
+    assert got[2] == LocatedChunk(6, 9, ())
+    assert locate_chunks(doc, ["k q m q m", "z s t u v", "q m"], split={0})[2] is None
 
 
 def test_offsets_are_code_points() -> None:
@@ -371,7 +393,7 @@ def test_bad_types_raise_instead_of_crashing() -> None:
         locate_chunks(doc, [b"x"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="chunks"):
         doc._native.locate([1], [])  # type: ignore[list-item]
-    with pytest.raises(ValueError, match="after_split"):
+    with pytest.raises(ValueError, match="pieces"):
         doc._native.locate(["a"], [True, False])
     with pytest.raises(ValueError, match="page"):
         doc._native.resolve("text", -1, "")
