@@ -1,16 +1,20 @@
 """Aggregate per-question first-hit ranks into the published metrics (pure).
 
-Every metric here is a function of first-hit ranks only (1-based, None = miss), so the
-aggregation is a few sums; values are rounded to 4 decimals as reference-behaviour §2.4
-says, latencies to 0.01 ms.
+Every metric here is a function of first-hit ranks only (1-based, None = miss), computed
+by the native metrics kernel's first-hit path; values are rounded to 4 decimals as
+reference-behaviour §2.4 says, latencies to 0.01 ms.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gaia_eval import _native
 from gaia_eval.core.stats import percentile_linear
 from gaia_eval.retrieval.models import (
+    AGENT_KS,
+    DOCUMENT_KS,
+    SDK_KS,
     AgentSummary,
     DocumentSummary,
     LatencySummary,
@@ -23,18 +27,23 @@ from gaia_eval.retrieval.models import (
 Rank = int | None
 
 
+def first_hit(ranks: Sequence[Rank], ks: Sequence[int]) -> dict[str, float]:
+    """`recall@k` for each k and `mrr` over first-hit ranks, by the native metrics kernel
+    (0.0 everywhere for no questions), rounded to 4 decimals."""
+    if not ranks:
+        return {**{f"recall@{k}": 0.0 for k in ks}, "mrr": 0.0}
+    summary = _native.first_hit_metrics(list(ranks), ks).summary()
+    return {name: round(value, 4) for name, value in summary.items()}
+
+
 def recall_at(ranks: Sequence[Rank], k: int) -> float:
     """Share of questions whose first hit is within the top k (0.0 for no questions)."""
-    if not ranks:
-        return 0.0
-    return round(sum(1 for r in ranks if r is not None and r <= k) / len(ranks), 4)
+    return first_hit(ranks, [k])[f"recall@{k}"]
 
 
 def mrr(ranks: Sequence[Rank]) -> float:
     """Mean reciprocal rank of the first hit, misses counted as 0."""
-    if not ranks:
-        return 0.0
-    return round(sum(1.0 / r for r in ranks if r is not None) / len(ranks), 4)
+    return first_hit(ranks, [1])["mrr"]
 
 
 def latency(seconds: Sequence[float]) -> LatencySummary:
@@ -52,37 +61,30 @@ def latency(seconds: Sequence[float]) -> LatencySummary:
 
 def summarize(questions: Sequence[QuestionResult]) -> Summary:
     """The dataset summary of both pipelines over `questions`."""
-    sdk = [q.sdk_rank for q in questions]
-    doc = [q.sdk_doc_rank for q in questions]
-    agent = [q.agent_rank for q in questions]
     n = len(questions)
+    sdk = first_hit([q.sdk_rank for q in questions], SDK_KS)
+    doc = first_hit([q.sdk_doc_rank for q in questions], DOCUMENT_KS)
+    agent_ranks = [q.agent_rank for q in questions]
+    agent = first_hit(agent_ranks, AGENT_KS)
     returned = [q.agent_returned for q in questions]
     return Summary(
         questions=n,
         evidence_not_indexed=sum(1 for q in questions if q.evidence_not_indexed),
-        sdk=SdkSummary(
-            n=n,
-            recall_at_1=recall_at(sdk, 1),
-            recall_at_3=recall_at(sdk, 3),
-            recall_at_5=recall_at(sdk, 5),
-            recall_at_10=recall_at(sdk, 10),
-            recall_at_20=recall_at(sdk, 20),
-            mrr=mrr(sdk),
-        ),
-        sdk_document=DocumentSummary(
-            n=n, recall_at_1=recall_at(doc, 1), recall_at_5=recall_at(doc, 5)
+        sdk=SdkSummary.model_validate({"n": n, **sdk}),
+        sdk_document=DocumentSummary.model_validate(
+            {"n": n, "recall@1": doc["recall@1"], "recall@5": doc["recall@5"]}
         ),
         sdk_latency=latency([q.sdk_latency_s for q in questions]),
-        agent=AgentSummary(
-            n=n,
-            recall_at_1=recall_at(agent, 1),
-            recall_at_2=recall_at(agent, 2),
-            recall_at_3=recall_at(agent, 3),
-            recall_at_4=recall_at(agent, 4),
-            recall_at_5=recall_at(agent, 5),
-            mrr=mrr(agent),
-            recall_at_returned=round(sum(1 for r in agent if r is not None) / n, 4) if n else 0.0,
-            mean_returned=round(sum(returned) / n, 4) if n else 0.0,
+        agent=AgentSummary.model_validate(
+            {
+                "n": n,
+                **agent,
+                # Any returned chunk hits: the agent list is all the model ever sees.
+                "recall@returned": round(sum(1 for r in agent_ranks if r is not None) / n, 4)
+                if n
+                else 0.0,
+                "mean_returned": round(sum(returned) / n, 4) if n else 0.0,
+            }
         ),
         agent_latency=latency([q.agent_latency_s for q in questions]),
     )
