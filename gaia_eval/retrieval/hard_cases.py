@@ -73,7 +73,7 @@ def pick_questions(ctx: Context, n: int) -> list[Question]:
             and text.normalized.count(answer) == 1
             and q.doc not in docs
             # The edit cases rewrite the raw file, so the answer must be there once too.
-            and len(_answer_pattern(answer).findall(path.read_text(encoding="utf-8"))) == 1
+            and len(_answer_pattern(answer).findall(_raw_text(path))) == 1
         ):
             picked.append(q)
             docs.add(q.doc)
@@ -85,6 +85,13 @@ def _size(path: Path | None) -> int:
         return path.stat().st_size if path is not None else 1 << 62
     except OSError:
         return 1 << 62
+
+
+def _raw_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""  # not editable as UTF-8 text: never picked
 
 
 def _answer_pattern(answer: str) -> re.Pattern[str]:
