@@ -104,3 +104,6 @@ def test_the_reference_system_passes_all_six_pr_cases(tmp_path: Path) -> None:
     assert set(variants) == {"truncated", "tampered", "unsigned", "garbage"}
     assert all(not v["from_cache"] and not v["canary_served"] for v in variants.values())
     assert cases["capacity_eviction"].details["last_result_evicted"]
+    # Findings name files relative to the run's work folder, so reruns compare cleanly.
+    assert "<work>/scanned_pdf/scanned-manual.pdf" in cases["scanned_pdf"].finding
+    assert "gaia-eval-rag-" not in (out / "results.json").read_text()

@@ -512,11 +512,20 @@ _TITLES = {
 }
 
 
+def _unwork(case: HardCase, work: Path) -> HardCase:
+    # Findings name files in the run's temporary folder; show them relative to it, so two
+    # runs' results differ only where their behaviour does.
+    raw = json.dumps(case.model_dump(mode="json"), ensure_ascii=False)
+    for prefix in {str(work), str(work.resolve())}:
+        raw = raw.replace(json.dumps(prefix)[1:-1], "<work>")
+    return HardCase.model_validate(json.loads(raw))
+
+
 def run_all(ctx: Context) -> Iterator[HardCase]:
     """Run the PR cases in order; a case that raises becomes status `error`."""
     for fn in PR_CASES:
         try:
-            yield fn(ctx)
+            yield _unwork(fn(ctx), ctx.work)
         except InfrastructureError:
             raise  # an outage stops the run; it is never a finding about the system
         except Exception as err:
