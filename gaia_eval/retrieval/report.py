@@ -102,7 +102,8 @@ def render_gate(verdict: GateVerdict) -> list[str]:
     lines = [f"## Gate: {word} (tolerance {verdict.tolerance})", ""]
     lines += [f"- FAIL: {f}" for f in verdict.failures]
     if verdict.checks:
-        lines.append("")
+        if lines[-1]:
+            lines.append("")
         rows = [
             [
                 c.dataset,
