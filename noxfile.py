@@ -73,6 +73,27 @@ def native(session: nox.Session) -> None:
 
 # ---- retrieval (rag) ------------------------------------------------------------------
 
+# The committed baseline ships in the wheel (gaia_eval/baselines/), so installed users can
+# gate too; it is an unedited results.json of a real `--suite pr` run.
+RAG_PR_BASELINE = "gaia_eval/baselines/retrieval/pr.json"
+
+
+@nox.session(default=False)
+def retrieval_pr(session: nox.Session) -> None:
+    """Offline RAG retrieval suite (repo_docs, ONNX MiniLM, PR hard cases), gated."""
+    _install_package(session, "onnx", "pdf")
+    session.run(
+        "gaia-eval",
+        "retrieval",
+        "--component",
+        "rag",
+        "--suite",
+        "pr",
+        "--gate",
+        RAG_PR_BASELINE,
+        *session.posargs,
+    )
+
 
 # ---- code retrieval -------------------------------------------------------------------
 

@@ -1,0 +1,365 @@
+"""Result models of the RAG retrieval benchmark (`results.json`, schema 1).
+
+The shape follows reference-behaviour §2.6: `meta`, `datasets[]` (index build stats,
+summary per pipeline, by-tag breakdown, every question's ranks) and `hard_cases[]`.
+Metric keys keep their published spelling (`recall@5`), so the Python names differ
+(`recall_at_5`) and the JSON names are aliases; always dump with `by_alias=True`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gaia_eval.core.runmeta import Machine
+
+SCHEMA_VERSION = 1
+DENSE_DEPTH = 20
+"""Depth of the `sdk` pipeline's dense search, and the deepest recall reported."""
+SDK_KS = (1, 3, 5, 10, 20)
+DOCUMENT_KS = (1, 5)
+AGENT_KS = (1, 2, 3, 4, 5)
+
+HardCaseStatus = Literal["pass", "fail", "measured", "skipped", "error"]
+
+
+def _alias(name: str) -> Any:
+    # Validation accepts the published key (and the Python name, via populate_by_name);
+    # serialisation writes the published key.
+    return Field(validation_alias=name, serialization_alias=name)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+
+
+class VlmSetting(_Model):
+    """Whether a vision model reads PDF images; it changes a PDF's chunks, so gates compare it."""
+
+    enabled: bool
+    """True when a vision model read PDF images during indexing."""
+    model: str | None = None
+    """The vision model, when enabled."""
+
+
+class SystemSettings(_Model):
+    """The system under test's settings, as its `info()` reported them."""
+
+    name: str
+    """The system's own name (e.g. `gaia_eval.systems.rag`)."""
+    chunk_size: int | None = None
+    """Chunk size in the system's own unit (tokens or words), if it has one."""
+    chunk_overlap: int | None = None
+    """Overlap between consecutive chunks, if any."""
+    max_chunks: int | None = None
+    """Most chunks the `agent` pipeline returns."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Any further settings the system reports (capacity, cache layout, ...)."""
+
+
+class RetrievalMeta(_Model):
+    """Identity, setup and health of the run."""
+
+    suite: str
+    """`pr` or `full`; gates refuse to compare different suites."""
+    component: Literal["rag"] = "rag"
+    """Always `rag`: the document retrieval component."""
+    package_version: str
+    """gaia-eval version that ran."""
+    started: str
+    """Local ISO-8601 start time with UTC offset."""
+    duration_s: float | None = None
+    """Wall seconds of the whole run (indexing, queries, hard cases)."""
+    cpu_s: float | None = None
+    """CPU seconds (user + system) the process spent; unlike wall time, it does not grow
+    when other work shares the machine."""
+    git_sha: str | None = None
+    """Commit of the checkout the run came from, if any."""
+    git_dirty: bool | None = None
+    """True when that checkout had uncommitted changes."""
+    machine: Machine
+    """Where it ran."""
+    system: str
+    """`reference` (gaia_eval.systems.rag) or the `--system module:factory` string."""
+    embedder: str
+    """The embedder spec; gates refuse to compare different embedders."""
+    vlm: VlmSetting
+    """The vision-model setting; gates refuse to compare different settings."""
+    rag_settings: SystemSettings | None = None
+    """The system's reported settings (None when the run stopped before building it)."""
+    dense_depth: int = DENSE_DEPTH
+    """Depth of the `sdk` pipeline's search."""
+    answers: bool = False
+    """Whether answers were generated and graded (never in this build: retrieval only)."""
+    complete: bool = False
+    """True only when every dataset and hard case finished; a crashed run stays False."""
+    work_dir: str | None = None
+    """The kept work folder (index caches, copies) with `--keep-work`; else None."""
+    errors: list[str] = Field(default_factory=list)
+    """Errors that stopped or damaged the run, first one first."""
+
+
+class FailedDocument(_Model):
+    """A document that did not index (so its questions are scored as misses)."""
+
+    doc: str
+    """Document id."""
+    required: bool
+    """True when a question's evidence is in this document."""
+    status: str
+    """The indexing status (`failed`, `empty`) or `error` when indexing raised."""
+    error: str | None = None
+    """The system's reason, at most 300 characters."""
+
+
+class DocumentStats(_Model):
+    """How indexing one document went."""
+
+    doc: str
+    """Document id."""
+    status: str
+    """`indexed`, `cached`, `degraded`, `empty`, `failed` or `error`."""
+    seconds: float
+    """Wall seconds of the `index` call."""
+    chunks: int
+    """Chunks the system produced."""
+    pages: int
+    """Pages, for paged documents (0 otherwise)."""
+    from_cache: bool
+    """True when served from the system's chunk cache."""
+    bytes: int
+    """File size on disk."""
+    error: str | None = None
+    """The system's reason for a non-`indexed` status, at most 300 characters."""
+    notes: list[str] = Field(default_factory=list)
+    """The system's remarks that do not change the status (e.g. a cache entry rebuilt)."""
+
+
+class IndexStats(_Model):
+    """Index build statistics of one dataset."""
+
+    documents: int
+    """Documents in the dataset."""
+    indexed: int
+    """Documents that indexed (fresh, cached or degraded)."""
+    failed: list[FailedDocument]
+    """Documents that did not index."""
+    required_failed: int
+    """Failed documents that hold evidence; gates fail when this grows."""
+    degraded: list[str]
+    """Documents indexed only in part (e.g. a damaged PDF), flagged by the system."""
+    chunks: int
+    """Chunks across indexed documents."""
+    embedding_dim: int | None
+    """Vector dimension, when the system reports it."""
+    embedder_load_s: float
+    """Seconds to build the system (loading the embedder)."""
+    index_s: float
+    """Seconds spent in `index` calls."""
+    docs_per_s: float
+    """Documents indexed per second of `index_s`."""
+    chunks_per_s: float
+    """Chunks indexed per second of `index_s`."""
+    rss_start_mb: float
+    """Resident memory before indexing (MiB)."""
+    rss_peak_mb: float
+    """Peak resident memory during indexing, sampled every 0.2 s (MiB)."""
+    rss_end_mb: float
+    """Resident memory after indexing (MiB)."""
+    rss_growth_mb: float
+    """rss_peak_mb - rss_start_mb."""
+    vectors_mb: float | None
+    """chunks x dim x 4 bytes (MiB), when the dimension is known."""
+    chunk_text_mb: float
+    """UTF-8 size of all chunk texts (MiB)."""
+    cache_on_disk_mb: float | None
+    """Size of the system's cache folder (MiB); None for systems without one."""
+    unlocated_chunks: int
+    """Chunks not found in their document's text (the run aborts above 1%)."""
+    per_document: list[DocumentStats]
+    """Per-document indexing, in dataset order."""
+
+
+class SdkSummary(_Model):
+    """Recall and MRR of the `sdk` pipeline (plain dense top-20) over first-hit ranks."""
+
+    n: int
+    """Questions scored."""
+    recall_at_1: float = _alias("recall@1")
+    """Share of questions with a hitting chunk at rank 1."""
+    recall_at_3: float = _alias("recall@3")
+    """... within the top 3."""
+    recall_at_5: float = _alias("recall@5")
+    """... within the top 5 (gated)."""
+    recall_at_10: float = _alias("recall@10")
+    """... within the top 10."""
+    recall_at_20: float = _alias("recall@20")
+    """... within the top 20."""
+    mrr: float
+    """Mean of 1/first-hit rank, misses as 0 (gated)."""
+
+
+class DocumentSummary(_Model):
+    """Whether any chunk from an evidence document was retrieved (`sdk` pipeline)."""
+
+    n: int
+    """Questions scored."""
+    recall_at_1: float = _alias("recall@1")
+    """Share with an evidence document's chunk at rank 1."""
+    recall_at_5: float = _alias("recall@5")
+    """... within the top 5."""
+
+
+class AgentSummary(_Model):
+    """Recall of the `agent` pipeline, scored on the list it actually returns."""
+
+    n: int
+    """Questions scored."""
+    recall_at_1: float = _alias("recall@1")
+    """Share with a hitting chunk first."""
+    recall_at_2: float = _alias("recall@2")
+    """... within the first 2 returned."""
+    recall_at_3: float = _alias("recall@3")
+    """... within the first 3 returned."""
+    recall_at_4: float = _alias("recall@4")
+    """... within the first 4 returned."""
+    recall_at_5: float = _alias("recall@5")
+    """... within the first 5 returned."""
+    mrr: float
+    """Mean of 1/first-hit rank, misses as 0."""
+    recall_at_returned: float = _alias("recall@returned")
+    """Share where any returned chunk hits (gated)."""
+    mean_returned: float
+    """Mean number of chunks returned."""
+
+
+class LatencySummary(_Model):
+    """Query latency; percentiles by linear interpolation between closest ranks."""
+
+    n: int
+    """Queries timed."""
+    p50_ms: float | None
+    """Median, milliseconds (None when n = 0)."""
+    p95_ms: float | None
+    """95th percentile, milliseconds."""
+    max_ms: float | None
+    """Slowest query, milliseconds."""
+
+
+class Summary(_Model):
+    """Aggregates over a dataset's questions (values rounded to 4 decimals)."""
+
+    questions: int
+    """Questions scored."""
+    evidence_not_indexed: int
+    """Questions whose evidence document failed to index (scored as misses)."""
+    sdk: SdkSummary
+    """The `sdk` pipeline."""
+    sdk_document: DocumentSummary
+    """Document-level recall of the `sdk` pipeline."""
+    sdk_latency: LatencySummary
+    """Latency of `search(query, 20)`."""
+    agent: AgentSummary
+    """The `agent` pipeline."""
+    agent_latency: LatencySummary
+    """Latency of `agent_search(query)`."""
+
+
+class TagSummary(_Model):
+    """One tag's slice of the questions."""
+
+    questions: int
+    """Questions carrying the tag."""
+    sdk_recall_at_5: float = _alias("sdk_recall@5")
+    """`sdk` recall@5 over them."""
+    agent_recall_at_returned: float = _alias("agent_recall@returned")
+    """`agent` recall@returned over them."""
+
+
+class QuestionResult(_Model):
+    """One question's outcome in both pipelines."""
+
+    id: str
+    """Question id."""
+    dataset: str
+    """Dataset id."""
+    doc: str
+    """The document the question is about."""
+    tags: list[str]
+    """The dataset's tags for it."""
+    language: str
+    """Language code."""
+    answer_type: str
+    """`numeric`, `exact` or `judge`."""
+    sdk_rank: int | None
+    """1-based rank of the first hitting chunk in the `sdk` top 20, or None."""
+    sdk_doc_rank: int | None
+    """1-based rank of the first chunk from an evidence document, or None."""
+    agent_rank: int | None
+    """1-based rank of the first hitting chunk the `agent` pipeline returned, or None."""
+    agent_returned: int
+    """Chunks the `agent` pipeline returned."""
+    sdk_latency_s: float
+    """Seconds of the `sdk` search."""
+    agent_latency_s: float
+    """Seconds of the `agent` search."""
+    evidence_not_indexed: bool
+    """True when an evidence document failed to index; then every rank is None."""
+
+
+class DatasetResult(_Model):
+    """One dataset's run."""
+
+    dataset: str
+    """Dataset id."""
+    description: str
+    """The dataset's description."""
+    source: str
+    """Where it came from: `builtin:<name>`, a dataset file or a BEIR folder."""
+    questions_digest: str
+    """sha256 over question ids, documents and evidence; gates refuse a different set."""
+    index: IndexStats | None
+    """Index build stats (None when the run stopped during indexing)."""
+    summary: Summary
+    """Aggregates over the questions finished."""
+    by_tag: dict[str, TagSummary]
+    """Per tag, plus a synthetic `lang:<code>` tag per language."""
+    questions: list[QuestionResult]
+    """Every finished question, in dataset order."""
+
+
+class HardCase(_Model):
+    """One hard case (reference-behaviour §2.8)."""
+
+    id: str
+    """Stable id, e.g. `corrupted_cache`."""
+    title: str
+    """One line for people."""
+    status: HardCaseStatus
+    """pass, fail, measured (numbers, no threshold), skipped (with the reason) or error
+    (the case crashed; fails the gate)."""
+    finding: str
+    """What happened, in one or two sentences."""
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Measured values and the evidence behind the status."""
+
+
+class RetrievalResults(_Model):
+    """A RAG retrieval benchmark run: `results.json`."""
+
+    schema_version: Literal[1] = Field(default=1, alias="schema")
+    """Schema version of this file."""
+    meta: RetrievalMeta
+    """Identity, setup and health of the run."""
+    datasets: list[DatasetResult] = Field(default_factory=list)
+    """One entry per dataset run."""
+    hard_cases: list[HardCase] | None = None
+    """Hard cases, or None when they were not run (`--no-hard-cases`)."""
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The published shape (metric keys such as `recall@5`)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+RESULT_MODELS = (RetrievalResults,)

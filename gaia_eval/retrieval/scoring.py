@@ -1,0 +1,107 @@
+"""Aggregate per-question first-hit ranks into the published metrics (pure).
+
+Every metric here is a function of first-hit ranks only (1-based, None = miss), computed
+by the native metrics kernel's first-hit path; values are rounded to 4 decimals as
+reference-behaviour §2.4 says, latencies to 0.01 ms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gaia_eval import _native
+from gaia_eval.core.stats import percentile_linear
+from gaia_eval.retrieval.models import (
+    AGENT_KS,
+    DOCUMENT_KS,
+    SDK_KS,
+    AgentSummary,
+    DocumentSummary,
+    LatencySummary,
+    QuestionResult,
+    SdkSummary,
+    Summary,
+    TagSummary,
+)
+
+Rank = int | None
+
+
+def first_hit(ranks: Sequence[Rank], ks: Sequence[int]) -> dict[str, float]:
+    """`recall@k` for each k and `mrr` over first-hit ranks, by the native metrics kernel
+    (0.0 everywhere for no questions), rounded to 4 decimals."""
+    if not ranks:
+        return {**{f"recall@{k}": 0.0 for k in ks}, "mrr": 0.0}
+    summary = _native.first_hit_metrics(list(ranks), ks).summary()
+    return {name: round(value, 4) for name, value in summary.items()}
+
+
+def recall_at(ranks: Sequence[Rank], k: int) -> float:
+    """Share of questions whose first hit is within the top k (0.0 for no questions)."""
+    return first_hit(ranks, [k])[f"recall@{k}"]
+
+
+def mrr(ranks: Sequence[Rank]) -> float:
+    """Mean reciprocal rank of the first hit, misses counted as 0."""
+    return first_hit(ranks, [1])["mrr"]
+
+
+def latency(seconds: Sequence[float]) -> LatencySummary:
+    """p50 / p95 / max in milliseconds, linear interpolation between closest ranks."""
+    if not seconds:
+        return LatencySummary(n=0, p50_ms=None, p95_ms=None, max_ms=None)
+    ms = [s * 1000 for s in seconds]
+    return LatencySummary(
+        n=len(ms),
+        p50_ms=round(percentile_linear(ms, 50), 2),
+        p95_ms=round(percentile_linear(ms, 95), 2),
+        max_ms=round(max(ms), 2),
+    )
+
+
+def summarize(questions: Sequence[QuestionResult]) -> Summary:
+    """The dataset summary of both pipelines over `questions`."""
+    n = len(questions)
+    sdk = first_hit([q.sdk_rank for q in questions], SDK_KS)
+    doc = first_hit([q.sdk_doc_rank for q in questions], DOCUMENT_KS)
+    agent_ranks = [q.agent_rank for q in questions]
+    agent = first_hit(agent_ranks, AGENT_KS)
+    returned = [q.agent_returned for q in questions]
+    return Summary(
+        questions=n,
+        evidence_not_indexed=sum(1 for q in questions if q.evidence_not_indexed),
+        sdk=SdkSummary.model_validate({"n": n, **sdk}),
+        sdk_document=DocumentSummary.model_validate(
+            {"n": n, "recall@1": doc["recall@1"], "recall@5": doc["recall@5"]}
+        ),
+        sdk_latency=latency([q.sdk_latency_s for q in questions]),
+        agent=AgentSummary.model_validate(
+            {
+                "n": n,
+                **agent,
+                # Any returned chunk hits: the agent list is all the model ever sees.
+                "recall@returned": round(sum(1 for r in agent_ranks if r is not None) / n, 4)
+                if n
+                else 0.0,
+                "mean_returned": round(sum(returned) / n, 4) if n else 0.0,
+            }
+        ),
+        agent_latency=latency([q.agent_latency_s for q in questions]),
+    )
+
+
+def by_tag(questions: Sequence[QuestionResult]) -> dict[str, TagSummary]:
+    """Per tag (plus `lang:<code>`), sorted by tag: counts, sdk recall@5, agent recall@returned."""
+    groups: dict[str, list[QuestionResult]] = {}
+    for q in questions:
+        for tag in [*dict.fromkeys(q.tags), f"lang:{q.language}"]:
+            groups.setdefault(tag, []).append(q)
+    out: dict[str, TagSummary] = {}
+    for tag in sorted(groups):
+        qs = groups[tag]
+        out[tag] = TagSummary(
+            questions=len(qs),
+            sdk_recall_at_5=recall_at([q.sdk_rank for q in qs], 5),
+            agent_recall_at_returned=recall_at([q.agent_rank for q in qs], 10**9),
+        )
+    return out
