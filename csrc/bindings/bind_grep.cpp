@@ -1,7 +1,107 @@
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "grep.hpp"
 
 namespace py = pybind11;
 
-void register_grep(py::module_& m) { (void)m; }
+namespace {
+
+using gaia::grep::WordIndex;
+
+std::unique_ptr<WordIndex> build(const py::list& contents) {
+  std::vector<py::bytes> keep;
+  std::vector<std::string_view> views;
+  keep.reserve(contents.size());
+  views.reserve(contents.size());
+  for (std::size_t i = 0; i < contents.size(); ++i) {
+    py::handle item = contents[i];
+    if (!PyBytes_Check(item.ptr())) {
+      throw py::type_error("contents[" + std::to_string(i) + "] must be bytes, not " +
+                           std::string(py::str(py::type::of(item).attr("__name__"))));
+    }
+    keep.push_back(py::reinterpret_borrow<py::bytes>(item));
+    char* data = nullptr;
+    Py_ssize_t len = 0;
+    PyBytes_AsStringAndSize(item.ptr(), &data, &len);
+    views.emplace_back(data, static_cast<std::size_t>(len));
+  }
+  if (contents.size() >= UINT32_MAX) throw py::value_error("contents: too many files");
+  auto index = std::make_unique<WordIndex>();
+  {
+    // Safe: `keep` holds a reference to every bytes object (immutable), so the views stay
+    // valid, and the index is not yet visible to any other thread.
+    py::gil_scoped_release release;
+    for (const auto& v : views) index->add_file(v);
+    index->finalize();
+  }
+  return index;
+}
+
+py::tuple query(const WordIndex& index, const std::vector<std::string>& words) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (!gaia::grep::is_word(words[i])) {
+      throw py::value_error("words[" + std::to_string(i) +
+                            "] must be a non-empty run of ASCII letters, digits and '_'");
+    }
+  }
+  std::vector<std::vector<gaia::grep::Hit>> hits(words.size());
+  std::size_t total = 0;
+  {
+    // Safe: the index is read-only after construction and `words` is a C++ copy.
+    py::gil_scoped_release release;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      hits[i] = index.lookup(words[i]);
+      total += hits[i].size();
+    }
+  }
+  const auto n = static_cast<py::ssize_t>(total);
+  py::array_t<int32_t> word(n), file(n), line(n), count(n);
+  auto* w = word.mutable_data();
+  auto* f = file.mutable_data();
+  auto* l = line.mutable_data();
+  auto* c = count.mutable_data();
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    for (const auto& h : hits[i]) {
+      w[k] = static_cast<int32_t>(i);
+      f[k] = static_cast<int32_t>(h.file);
+      l[k] = static_cast<int32_t>(h.line);
+      c[k] = static_cast<int32_t>(h.count);
+      ++k;
+    }
+  }
+  return py::make_tuple(word, file, line, count);
+}
+
+}  // namespace
+
+void register_grep(py::module_& m) {
+  py::class_<WordIndex>(m, "GrepIndex",
+                        "Whole-word inverted index over file contents (git grep -w words).")
+      .def(py::init(&build), py::arg("contents"),
+           "Build from a list of bytes, one per file; binary files (NUL in the first 8000 "
+           "bytes) are recorded as skipped.")
+      .def_property_readonly("num_files", &WordIndex::num_files)
+      .def_property_readonly("num_words", &WordIndex::num_words)
+      .def_property_readonly("num_occurrences", &WordIndex::num_occurrences)
+      .def(
+          "binary_mask",
+          [](const WordIndex& index) {
+            py::array_t<bool> out(static_cast<py::ssize_t>(index.num_files()));
+            auto* p = out.mutable_data();
+            for (std::size_t i = 0; i < index.num_files(); ++i) p[i] = index.is_binary(i);
+            return out;
+          },
+          "True for each file skipped as binary.")
+      .def("query", &query, py::arg("words"),
+           "Hits of every word: (word_idx, file_idx, line, count) int32 arrays, ordered by "
+           "word, then file, then line.");
+}
