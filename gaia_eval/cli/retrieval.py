@@ -31,19 +31,29 @@ def available(_: object = None) -> bool:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # REMAINDER on the option itself: argparse would reject the component's own flags
+    # (`--suite ...`) as unknown options if they were left for a positional to collect.
     parser.add_argument(
         "--component",
         required=True,
-        choices=sorted(_available()),
-        help="which retrieval benchmark to run",
+        nargs=argparse.REMAINDER,
+        metavar="{" + ",".join(sorted(_available())) + "} ...",
+        help="which retrieval benchmark to run, then its own flags",
     )
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.epilog = "Run `gaia-eval retrieval --component C --help` for a component's flags."
     parser.add_argument("-h", "--help", action="store_true", help="show help and exit")
 
 
 def run(args: argparse.Namespace) -> int:
-    mod = importlib.import_module(_available()[args.component])
+    from gaia_eval.core.errors import InvalidInputError
+
+    given = list(args.component)
+    choices = _available()
+    if not given or given[0] not in choices:
+        msg = f"--component: choose one of {', '.join(sorted(choices))}"
+        raise InvalidInputError(msg)
+    args.component, args.rest = given[0], given[1:]
+    mod = importlib.import_module(choices[args.component])
     sub = argparse.ArgumentParser(
         prog=f"gaia-eval retrieval --component {args.component}",
         description=mod.__doc__.splitlines()[0] if mod.__doc__ else None,

@@ -327,3 +327,16 @@ class CodeRetrievalResults(_Model):
 
 
 RESULT_MODELS = (CodeRetrievalResults,)
+
+
+class GateVerdict(_Model):
+    """The gate's answer for one run against one baseline."""
+
+    passed: bool
+    """No regression found."""
+    tolerance: float
+    """Largest allowed drop of a semantic metric."""
+    failures: list[str]
+    """One line per regression."""
+    checked: int
+    """Metrics and checks compared."""
