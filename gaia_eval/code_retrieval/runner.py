@@ -65,12 +65,15 @@ class RunOptions:
 def _maker(system: str | None, embedder: Embedder) -> MakeIndex:
     if system is None:
         return lambda root, cache: ReferenceCodeIndex(root, cache, embedder)
-    factory = load_factory(system, "--system")
+    builder = load_factory(system, "--system")
+    if not callable(builder):
+        msg = f"--system {system}: factory() must return a builder(root, cache_dir, embedder)"
+        raise InvalidInputError(msg)
 
     def make(root: Path, cache: Path) -> CodeIndex:
-        obj = factory(root, cache, embedder)
+        obj = builder(root, cache, embedder)
         if not isinstance(obj, CodeIndex):
-            msg = f"--system {system}: factory(root, cache_dir, embedder) must return a CodeIndex"
+            msg = f"--system {system}: builder(root, cache_dir, embedder) must return a CodeIndex"
             raise InvalidInputError(msg)
         return obj
 

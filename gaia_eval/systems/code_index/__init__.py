@@ -1,7 +1,7 @@
 """The reference code index: safe discovery, Python `ast` chunks, FAISS, a checked cache.
 
 `ReferenceCodeIndex(root, cache_dir, embedder)` satisfies the `CodeIndex` protocol; a user's
-own index plugs into the benchmark with `--system module:factory` (same call signature).
+own index plugs into the benchmark with `--system module:factory` (see `protocol.py`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The `CodeIndex` protocol: what the code-retrieval benchmark needs from any code search.
 
 The reference system (`ReferenceCodeIndex`) implements it. A user's own index plugs in with
-`--system module:factory`; the factory is called as `factory(root, cache_dir, embedder)` and
-returns an object satisfying this protocol.
+`--system module:factory`: `factory()` (no arguments, like every `--system` plug-in) returns a
+builder, and `builder(root, cache_dir, embedder)` returns an object satisfying this protocol
+for one tree (the benchmark builds one per repository and per replay).
 """
 
 from __future__ import annotations
