@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -72,7 +73,7 @@ def _mirror(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_real_suite_path_with_mirror_and_instances_file(tmp_path: Path) -> None:
     mirror, inst = _mirror(tmp_path)
-    res, out = run(
+    res, _ = run(
         RunOptions(
             suite="nightly",
             parts=["quality"],
@@ -182,8 +183,8 @@ def test_instances_file_errors_name_file_line_and_field(tmp_path: Path) -> None:
 
 
 class _Rows(BaseHTTPRequestHandler):
-    pages: dict[int, bytes] = {}
-    hits: list[int] = []
+    pages: ClassVar[dict[int, bytes]] = {}
+    hits: ClassVar[list[int]] = []
 
     def do_GET(self) -> None:
         q = parse_qs(urlparse(self.path).query)
