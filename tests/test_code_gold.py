@@ -117,3 +117,14 @@ def test_lexical_ranking_idf_cut_and_path_bonus() -> None:
     assert scores["pkg/other.py"] == pytest.approx(idf + 2 * idf)  # path bonus
     assert res.files[0][0] == "pkg/other.py"
     assert [(p, q) for p, q, _ in res.symbols] == [("pkg/target.py", "Foo.bar")]
+
+
+def test_seeded_sample_is_stable_skips_what_does_not_fit_and_errors_when_short() -> None:
+    from gaia_eval.code_retrieval.suites import seeded_sample
+
+    pool = [f"id-{i:02d}" for i in range(30)]
+    a = seeded_sample(pool, 5, 7, lambda x: not x.endswith("3"), str)
+    assert a == seeded_sample(list(reversed(pool)), 5, 7, lambda x: not x.endswith("3"), str)
+    assert a == sorted(a) and len(a) == 5 and not any(x.endswith("3") for x in a)
+    with pytest.raises(InvalidInputError, match="only 3 of the 5"):
+        seeded_sample(pool[:3], 5, 7, lambda x: True, str)

@@ -39,6 +39,9 @@ std::unique_ptr<WordIndex> build(const py::list& contents) {
     // Safe: `keep` holds a reference to every bytes object (immutable), so the views stay
     // valid, and the index is not yet visible to any other thread.
     py::gil_scoped_release release;
+    std::size_t total = 0;
+    for (const auto& v : views) total += v.size();
+    index->reserve_bytes(total);
     for (const auto& v : views) index->add_file(v);
     index->finalize();
   }

@@ -30,6 +30,8 @@ struct Hit {
 
 class WordIndex {
  public:
+  // Room for `bytes` more input, so the per-occurrence arrays grow without copying.
+  void reserve_bytes(std::size_t bytes);
   // Tokenizes and records one file. A binary file is recorded as skipped (no words), so
   // file indices still line up with the caller's list. Returns false for a binary file.
   bool add_file(std::string_view data);
@@ -38,13 +40,21 @@ class WordIndex {
 
   std::size_t num_files() const noexcept { return binary_.size(); }
   std::size_t num_words() const noexcept { return word_len_.size(); }
-  std::size_t num_occurrences() const noexcept { return post_file_.size(); }
+  std::size_t num_occurrences() const noexcept { return post_line_.size(); }
   bool is_binary(std::size_t file) const { return binary_.at(file) != 0; }
 
   // Hits of one word, ordered by file then line; empty when absent or not a word.
   std::vector<Hit> lookup(std::string_view word) const;
 
  private:
+  // The first 8 bytes of the word live in the slot (zero-padded; words never hold NUL), so
+  // most lookups settle without touching the arena: hashing is cheap, cache misses are not.
+  struct Slot {
+    uint64_t prefix;
+    uint32_t id;    // word id + 1; 0 = empty
+    uint16_t len;   // word length, saturated at 65535 (longer words compare in the arena)
+    uint16_t hash;  // 16 more bits of the hash
+  };
   uint32_t find_or_add(const char* p, std::size_t n, uint64_t h);
   int64_t find(std::string_view w, uint64_t h) const;
   void grow();
@@ -52,12 +62,15 @@ class WordIndex {
   std::string arena_;               // the distinct words, back to back
   std::vector<uint64_t> word_off_;  // per word id: offset into arena_
   std::vector<uint32_t> word_len_;
-  std::vector<uint64_t> word_hash_;
-  std::vector<uint32_t> slots_;  // open addressing: word id + 1, 0 = empty
+  std::vector<Slot> slots_;  // open addressing, power-of-two size
   std::vector<uint8_t> binary_;
-  // Occurrences in add order; after finalize(), grouped by word through offsets_.
+  // Lines are numbered globally across files; file_first_line_[f] is file f's first one.
+  std::vector<uint32_t> file_first_line_;
+  uint32_t next_line_ = 0;
+  // Occurrences in add order (word id, global line); after finalize(), post_line_ holds
+  // the global lines grouped by word through offsets_.
   std::vector<uint32_t> occ_word_;
-  std::vector<uint32_t> post_file_;
+  std::vector<uint32_t> occ_line_;
   std::vector<uint32_t> post_line_;
   std::vector<uint64_t> offsets_;
   bool finalized_ = false;

@@ -42,6 +42,7 @@ from gaia_eval.systems.code_index.index import ReferenceCodeIndex
 from gaia_eval.systems.code_index.protocol import CodeIndex
 
 VERIFIED = "princeton-nlp/SWE-bench_Verified"
+REBENCH = "nebius/SWE-rebench-leaderboard"
 MakeIndex = Callable[[Path, Path], CodeIndex]
 
 
@@ -97,6 +98,49 @@ def _environment(embedder: str, system: str | None) -> Environment:
     )
 
 
+def _parse_only_chunks(repos: Repos, repo: str, commit: str) -> int:
+    """Repository size as the index's own discovery and chunker count it, no embedding."""
+    from gaia_eval.systems.code_index.chunker import chunk_file
+    from gaia_eval.systems.code_index.discovery import discover, read_source
+
+    tree = repos.checkout(repo, commit)
+    total = 0
+    for rel in discover(tree).files:
+        src = read_source(tree, rel)
+        if src.text is not None:
+            total += len(chunk_file(rel, src.text))
+    return total
+
+
+def _sampled(
+    suite: suites_mod.Suite, opts: RunOptions, work: Path, repos: Repos, excluded: list[Excluded]
+) -> list[Instance]:
+    """The nightly draw: a seeded Verified sample plus SWE-rebench splits, size-capped."""
+    sizes: dict[str, int] = {}
+
+    def fits(inst: Instance) -> bool:
+        if suite.max_repo_chunks is None:
+            return True
+        if inst.repo not in sizes:
+            sizes[inst.repo] = _parse_only_chunks(repos, inst.repo, inst.base_commit)
+            if sizes[inst.repo] > suite.max_repo_chunks:
+                excluded.append(Excluded(id=inst.repo, reason=f"{sizes[inst.repo]} chunks > cap"))
+        return sizes[inst.repo] <= suite.max_repo_chunks
+
+    pool = fetch_rows(VERIFIED, "test", work, offline=opts.offline, base_url=opts.datasets_url)
+    seed = suites_mod.SAMPLE_SEED
+    picks = suites_mod.seeded_sample(pool, suite.sample, seed, fits, lambda i: i.instance_id)
+    for split in suite.rebench_splits:
+        rows = fetch_rows(
+            REBENCH, split, work, offline=opts.offline, base_url=opts.datasets_url,
+            source="swe-rebench",
+        )  # fmt: skip
+        picks += suites_mod.seeded_sample(
+            rows, suite.rebench_per_split, seed, fits, lambda i: i.instance_id
+        )
+    return picks
+
+
 def _instances(suite: suites_mod.Suite, opts: RunOptions, work: Path) -> list[Instance]:
     if opts.instances_file is not None:
         rows = load_jsonl(opts.instances_file, source="swebench-verified")
@@ -130,7 +174,13 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
     embedder = from_spec(opts.embedder)
     make = _maker(opts.system, embedder)
     mirror = opts.git_mirror
-    instances = _instances(suite, opts, work)
+    sample_excluded: list[Excluded] = []
+    if suite.sample and opts.instances_file is None:
+        instances = _sampled(
+            suite, opts, work, Repos(run_dir, mirror, opts.url_template), sample_excluded
+        )
+    else:
+        instances = _instances(suite, opts, work)
     if suite.name == "offline":
         mirror = run_dir / "mirror"
         repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
@@ -164,7 +214,7 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
     try:
         for part in parts:
             if part == "quality":
-                results.quality = Quality(queries=[], excluded=[], summary={})
+                results.quality = Quality(queries=[], excluded=list(sample_excluded), summary={})
                 _quality(results.quality, instances, repos, make, run_dir, save)
             elif part == "incremental" and suite.replay is not None:
                 name, tip, count = suite.replay

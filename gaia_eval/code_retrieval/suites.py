@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from gaia_eval.core.errors import InvalidInputError
 
 SAMPLE_SEED = 20260930
+T = TypeVar("T")
 NIGHTLY_MAX_CHUNKS = 20_000
 PARTS = ("quality", "incremental", "robustness", "scale")
 
@@ -55,6 +59,11 @@ class Suite:
     probes: tuple[str, ...] = ()
     scale_repos: tuple[tuple[str, str], ...] = ()
     max_repo_chunks: int | None = None
+    sample: int = 0
+    """Seeded sample size from SWE-bench Verified (0: no sampling)."""
+    rebench_splits: tuple[str, ...] = ()
+    """SWE-rebench leaderboard splits to draw `rebench_per_split` instances from."""
+    rebench_per_split: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -82,6 +91,9 @@ SUITES: dict[str, Suite] = {
         robustness=("psf/requests", REQUESTS_PIN, "src/requests"),
         probes=REQUESTS_PROBES,
         max_repo_chunks=NIGHTLY_MAX_CHUNKS,
+        sample=20,
+        rebench_splits=("2026_01", "2026_02", "2026_03"),
+        rebench_per_split=2,
     ),
     "scale": Suite(
         name="scale",
@@ -107,3 +119,21 @@ def select_parts(suite: Suite, asked: list[str] | None) -> list[str]:
             msg = f"--parts {p}: the {suite.name} suite has only {', '.join(suite.parts)}"
             raise InvalidInputError(msg)
     return [p for p in PARTS if p in asked]
+
+
+def seeded_sample(
+    pool: list[T], n: int, seed: int, fits: Callable[[T], bool], key: Callable[[T], str]
+) -> list[T]:
+    """Sort, shuffle with the seed, walk skipping what does not fit, stop at n, sort by id."""
+    order = sorted(pool, key=key)
+    random.Random(seed).shuffle(order)
+    picks: list[T] = []
+    for item in order:
+        if len(picks) == n:
+            break
+        if fits(item):
+            picks.append(item)
+    if len(picks) < n:
+        msg = f"only {len(picks)} of the {n} sampled instances fit the size cap"
+        raise InvalidInputError(msg)
+    return sorted(picks, key=key)
