@@ -32,6 +32,14 @@ class HashEmbedder:
     def dim(self) -> int:
         return self._dim
 
+    def describe(self) -> dict[str, str]:
+        return {
+            "model": self.spec,
+            "checkpoint": "none (feature hashing)",
+            "device": "cpu",
+            "recipe": "blake2b signed hashing of lower-cased words and bigrams, L2 norm",
+        }
+
     def _features(self, text: str) -> list[str]:
         words = _WORD.findall(text.lower())
         return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
