@@ -88,9 +88,9 @@ class GrepIndex:
         return int(self._index.num_files)
 
     @property
-    def num_words(self) -> int:
-        """Distinct words in the tree."""
-        return int(self._index.num_words)
+    def num_occurrences(self) -> int:
+        """Word occurrences indexed (binary files excluded)."""
+        return int(self._index.num_occurrences)
 
     def binary_mask(self) -> npt.NDArray[np.bool_]:
         """True for each file that was skipped as binary."""

@@ -16,39 +16,45 @@ namespace {
 
 using gaia::grep::WordIndex;
 
-std::unique_ptr<WordIndex> build(const py::list& contents) {
+// The core index keeps views into the file contents; this holder keeps the bytes objects
+// (immutable) alive for exactly as long as the index.
+struct GrepIndex {
   std::vector<py::bytes> keep;
+  WordIndex index;
+};
+
+std::unique_ptr<GrepIndex> build(const py::list& contents) {
+  auto holder = std::make_unique<GrepIndex>();
   std::vector<std::string_view> views;
-  keep.reserve(contents.size());
+  holder->keep.reserve(contents.size());
   views.reserve(contents.size());
+  std::size_t total = 0;
   for (std::size_t i = 0; i < contents.size(); ++i) {
     py::handle item = contents[i];
     if (!PyBytes_Check(item.ptr())) {
       throw py::type_error("contents[" + std::to_string(i) + "] must be bytes, not " +
                            std::string(py::str(py::type::of(item).attr("__name__"))));
     }
-    keep.push_back(py::reinterpret_borrow<py::bytes>(item));
+    holder->keep.push_back(py::reinterpret_borrow<py::bytes>(item));
     char* data = nullptr;
     Py_ssize_t len = 0;
     PyBytes_AsStringAndSize(item.ptr(), &data, &len);
     views.emplace_back(data, static_cast<std::size_t>(len));
+    total += views.back().size();
   }
   if (contents.size() >= UINT32_MAX) throw py::value_error("contents: too many files");
-  auto index = std::make_unique<WordIndex>();
   {
     // Safe: `keep` holds a reference to every bytes object (immutable), so the views stay
     // valid, and the index is not yet visible to any other thread.
     py::gil_scoped_release release;
-    std::size_t total = 0;
-    for (const auto& v : views) total += v.size();
-    index->reserve_bytes(total);
-    for (const auto& v : views) index->add_file(v);
-    index->finalize();
+    holder->index.reserve_bytes(total);
+    for (const auto& v : views) holder->index.add_file(v);
+    holder->index.finalize();
   }
-  return index;
+  return holder;
 }
 
-py::tuple query(const WordIndex& index, const std::vector<std::string>& words) {
+py::tuple query(const GrepIndex& self, const std::vector<std::string>& words) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (!gaia::grep::is_word(words[i])) {
       throw py::value_error("words[" + std::to_string(i) +
@@ -58,10 +64,11 @@ py::tuple query(const WordIndex& index, const std::vector<std::string>& words) {
   std::vector<std::vector<gaia::grep::Hit>> hits(words.size());
   std::size_t total = 0;
   {
-    // Safe: the index is read-only after construction and `words` is a C++ copy.
+    // Safe: the index and the bytes it views are read-only after construction, and
+    // `words` is a C++ copy.
     py::gil_scoped_release release;
     for (std::size_t i = 0; i < words.size(); ++i) {
-      hits[i] = index.lookup(words[i]);
+      hits[i] = self.index.lookup(words[i]);
       total += hits[i].size();
     }
   }
@@ -87,20 +94,23 @@ py::tuple query(const WordIndex& index, const std::vector<std::string>& words) {
 }  // namespace
 
 void register_grep(py::module_& m) {
-  py::class_<WordIndex>(m, "GrepIndex",
+  py::class_<GrepIndex>(m, "GrepIndex",
                         "Whole-word inverted index over file contents (git grep -w words).")
       .def(py::init(&build), py::arg("contents"),
            "Build from a list of bytes, one per file; binary files (NUL in the first 8000 "
            "bytes) are recorded as skipped.")
-      .def_property_readonly("num_files", &WordIndex::num_files)
-      .def_property_readonly("num_words", &WordIndex::num_words)
-      .def_property_readonly("num_occurrences", &WordIndex::num_occurrences)
+      .def_property_readonly("num_files",
+                             [](const GrepIndex& self) { return self.index.num_files(); })
+      .def_property_readonly("num_occurrences",
+                             [](const GrepIndex& self) { return self.index.num_occurrences(); })
       .def(
           "binary_mask",
-          [](const WordIndex& index) {
-            py::array_t<bool> out(static_cast<py::ssize_t>(index.num_files()));
+          [](const GrepIndex& self) {
+            py::array_t<bool> out(static_cast<py::ssize_t>(self.index.num_files()));
             auto* p = out.mutable_data();
-            for (std::size_t i = 0; i < index.num_files(); ++i) p[i] = index.is_binary(i);
+            for (std::size_t i = 0; i < self.index.num_files(); ++i) {
+              p[i] = self.index.is_binary(i);
+            }
             return out;
           },
           "True for each file skipped as binary.")

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace gaia::grep {
@@ -18,23 +19,25 @@ constexpr std::array<bool, 256> make_word_table() {
 }
 constexpr std::array<bool, 256> kWord = make_word_table();
 
-// Spreads FNV's weak high bits, since both the slot index (low bits) and the 16-bit tag
-// (high bits) come from one hash.
+constexpr uint64_t kFnvBasis = 1469598103934665603ULL;
+constexpr uint64_t kFnvPrime = 1099511628211ULL;
+
+// FNV's high bits are weak; the bucket comes from them, so finish with a mixer.
 inline uint64_t mix(uint64_t h) noexcept {
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
   return h ^ (h >> 33);
 }
 
-// FNV-1a: short identifiers dominate, where it is as fast as anything fancier.
-inline uint64_t hash_bytes(const char* p, std::size_t n) noexcept {
-  uint64_t h = 1469598103934665603ULL;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(p[i]);
-    h *= 1099511628211ULL;
-  }
+inline uint64_t hash_word(const char* p, std::size_t n) noexcept {
+  uint64_t h = kFnvBasis;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * kFnvPrime;
   return mix(h);
 }
+
+inline uint32_t tag_of(uint64_t h) noexcept { return static_cast<uint32_t>(h); }
 
 }  // namespace
 
@@ -53,137 +56,95 @@ bool is_word(std::string_view word) noexcept {
   return true;
 }
 
-namespace {
-
-inline uint64_t load_prefix(const char* p, std::size_t n) noexcept {
-  uint64_t v = 0;
-  std::memcpy(&v, p, n < 8 ? n : 8);
-  return v;
-}
-
-inline std::size_t slot_of(uint64_t h, std::size_t mask) noexcept {
-  return static_cast<std::size_t>(h) & mask;
-}
-
-}  // namespace
-
-void WordIndex::grow() {
-  const std::size_t cap = slots_.empty() ? 4096 : slots_.size() * 2;
-  std::vector<Slot> fresh(cap, Slot{0, 0, 0, 0});
-  const std::size_t mask = cap - 1;
-  for (std::size_t id = 0; id < word_len_.size(); ++id) {
-    const char* w = arena_.data() + word_off_[id];
-    const std::size_t n = word_len_[id];
-    const uint64_t h = hash_bytes(w, n);
-    std::size_t s = slot_of(h, mask);
-    while (fresh[s].id != 0) s = (s + 1) & mask;
-    fresh[s] = Slot{load_prefix(w, n), static_cast<uint32_t>(id + 1),
-                    static_cast<uint16_t>(n < 65535 ? n : 65535), static_cast<uint16_t>(h >> 48)};
-  }
-  slots_.swap(fresh);
-}
-
-uint32_t WordIndex::find_or_add(const char* p, std::size_t n, uint64_t h) {
-  if ((word_len_.size() + 1) * 2 > slots_.size()) grow();
-  const std::size_t mask = slots_.size() - 1;
-  const uint64_t prefix = load_prefix(p, n);
-  const auto len16 = static_cast<uint16_t>(n < 65535 ? n : 65535);
-  const auto h16 = static_cast<uint16_t>(h >> 48);
-  std::size_t s = slot_of(h, mask);
-  while (slots_[s].id != 0) {
-    const Slot& slot = slots_[s];
-    if (slot.prefix == prefix && slot.len == len16 && slot.hash == h16) {
-      const uint32_t id = slot.id - 1;
-      if (n <= 8 || (word_len_[id] == n &&
-                     std::memcmp(arena_.data() + word_off_[id] + 8, p + 8, n - 8) == 0)) {
-        return id;
-      }
+uint32_t count_word(std::string_view text, std::string_view word) noexcept {
+  uint32_t count = 0;
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    if (!kWord[static_cast<unsigned char>(text[i])]) {
+      ++i;
+      continue;
     }
-    s = (s + 1) & mask;
-  }
-  const auto id = static_cast<uint32_t>(word_len_.size());
-  word_off_.push_back(arena_.size());
-  word_len_.push_back(static_cast<uint32_t>(n));
-  arena_.append(p, n);
-  slots_[s] = Slot{prefix, id + 1, len16, h16};
-  return id;
-}
-
-int64_t WordIndex::find(std::string_view w, uint64_t h) const {
-  if (slots_.empty()) return -1;
-  const std::size_t mask = slots_.size() - 1;
-  const uint64_t prefix = load_prefix(w.data(), w.size());
-  const std::size_t n = w.size();
-  std::size_t s = slot_of(h, mask);
-  while (slots_[s].id != 0) {
-    const Slot& slot = slots_[s];
-    if (slot.prefix == prefix && slot.hash == static_cast<uint16_t>(h >> 48)) {
-      const uint32_t id = slot.id - 1;
-      if (word_len_[id] == n &&
-          std::memcmp(arena_.data() + word_off_[id], w.data(), n) == 0) {
-        return id;
-      }
+    std::size_t j = i + 1;
+    while (j < n && kWord[static_cast<unsigned char>(text[j])]) ++j;
+    if (j - i == word.size() && std::memcmp(text.data() + i, word.data(), word.size()) == 0) {
+      ++count;
     }
-    s = (s + 1) & mask;
+    i = j;
   }
-  return -1;
+  return count;
 }
 
 void WordIndex::reserve_bytes(std::size_t bytes) {
   // At most one word per two bytes; reserved pages cost nothing until they are written.
-  const std::size_t most = occ_word_.size() + bytes / 2 + 1;
-  occ_word_.reserve(most);
+  const std::size_t most = occ_hash_.size() + bytes / 2 + 1;
+  occ_hash_.reserve(most);
   occ_line_.reserve(most);
 }
 
 bool WordIndex::add_file(std::string_view data) {
   if (finalized_) throw std::logic_error("WordIndex: add_file after finalize");
-  file_first_line_.push_back(next_line_);
+  if (data.size() > std::numeric_limits<uint32_t>::max()) {
+    throw std::length_error("WordIndex: a file over 4 GiB");
+  }
+  files_.push_back(data);
+  file_first_line_.push_back(static_cast<uint32_t>(line_start_.size()));
+  line_start_.push_back(0);
   if (looks_binary(data)) {
     binary_.push_back(1);
     return false;
   }
   binary_.push_back(0);
-  uint32_t line = next_line_;
+  auto line = static_cast<uint32_t>(line_start_.size() - 1);
   const char* p = data.data();
   const std::size_t n = data.size();
   std::size_t i = 0;
   while (i < n) {
     const auto c = static_cast<unsigned char>(p[i]);
     if (!kWord[c]) {
-      line += (c == '\n');
       ++i;
+      if (c == '\n') {
+        line_start_.push_back(static_cast<uint32_t>(i));
+        ++line;
+      }
       continue;
     }
+    uint64_t h = (kFnvBasis ^ c) * kFnvPrime;
     std::size_t j = i + 1;
-    uint64_t h = 1469598103934665603ULL;
-    h = (h ^ c) * 1099511628211ULL;
     while (j < n && kWord[static_cast<unsigned char>(p[j])]) {
-      h = (h ^ static_cast<unsigned char>(p[j])) * 1099511628211ULL;
+      h = (h ^ static_cast<unsigned char>(p[j])) * kFnvPrime;
       ++j;
     }
-    occ_word_.push_back(find_or_add(p + i, j - i, mix(h)));
+    occ_hash_.push_back(mix(h));
     occ_line_.push_back(line);
     i = j;
   }
-  // Every file owns at least one line number, so line numbers stay file-local.
-  next_line_ = line + 1;
+  if (line_start_.size() >= std::numeric_limits<uint32_t>::max()) {
+    throw std::length_error("WordIndex: more than 4 billion lines");
+  }
   return true;
 }
 
 void WordIndex::finalize() {
   if (finalized_) return;
-  const std::size_t words = word_len_.size();
-  offsets_.assign(words + 1, 0);
-  for (uint32_t w : occ_word_) ++offsets_[w + 1];
-  for (std::size_t w = 0; w < words; ++w) offsets_[w + 1] += offsets_[w];
-  // A stable counting sort keeps each word's occurrences in (file, line) order.
-  std::vector<uint64_t> cursor(offsets_.begin(), offsets_.end() - 1);
-  post_line_.resize(occ_line_.size());
-  for (std::size_t k = 0; k < occ_word_.size(); ++k) {
-    post_line_[cursor[occ_word_[k]]++] = occ_line_[k];
+  // About four occurrences per bucket: buckets stay short, the offsets array stays small.
+  bucket_bits_ = 8;
+  while (bucket_bits_ < 24 && (std::size_t{1} << (bucket_bits_ + 2)) < occ_hash_.size()) {
+    ++bucket_bits_;
   }
-  std::vector<uint32_t>().swap(occ_word_);
+  const unsigned shift = 64 - bucket_bits_;
+  const std::size_t buckets = std::size_t{1} << bucket_bits_;
+  offsets_.assign(buckets + 1, 0);
+  for (uint64_t h : occ_hash_) ++offsets_[(h >> shift) + 1];
+  for (std::size_t b = 0; b < buckets; ++b) offsets_[b + 1] += offsets_[b];
+  // A stable counting sort keeps each bucket's occurrences in (file, line) order.
+  std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
+  post_.resize(occ_line_.size());
+  for (std::size_t k = 0; k < occ_hash_.size(); ++k) {
+    const uint64_t h = occ_hash_[k];
+    post_[cursor[h >> shift]++] = Posting{occ_line_[k], tag_of(h)};
+  }
+  std::vector<uint64_t>().swap(occ_hash_);
   std::vector<uint32_t>().swap(occ_line_);
   finalized_ = true;
 }
@@ -192,22 +153,27 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
   if (!finalized_) throw std::logic_error("WordIndex: lookup before finalize");
   std::vector<Hit> out;
   if (!is_word(word)) return out;
-  const int64_t id = find(word, hash_bytes(word.data(), word.size()));
-  if (id < 0) return out;
-  const uint64_t b = offsets_[static_cast<std::size_t>(id)];
-  const uint64_t e = offsets_[static_cast<std::size_t>(id) + 1];
+  const uint64_t h = hash_word(word.data(), word.size());
+  const uint32_t tag = tag_of(h);
+  const std::size_t bucket = h >> (64 - bucket_bits_);
   std::size_t file = 0;
-  uint32_t prev = UINT32_MAX;
-  for (uint64_t k = b; k < e; ++k) {
-    const uint32_t g = post_line_[k];
-    if (g == prev) {
-      ++out.back().count;
-      continue;
-    }
+  uint32_t prev = std::numeric_limits<uint32_t>::max();
+  for (uint32_t k = offsets_[bucket]; k < offsets_[bucket + 1]; ++k) {
+    const uint32_t g = post_[k].line;
+    if (post_[k].tag != tag || g == prev) continue;
     prev = g;
-    // Lines ascend within a word's postings, so the file cursor only moves forward.
+    // Candidate lines ascend, so the file cursor only moves forward.
     while (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g) ++file;
-    out.push_back(Hit{static_cast<uint32_t>(file), g - file_first_line_[file] + 1, 1});
+    const std::string_view data = files_[file];
+    const uint32_t start = line_start_[g];
+    const bool last = g + 1 >= line_start_.size() ||
+                      (file + 1 < file_first_line_.size() && file_first_line_[file + 1] == g + 1);
+    const std::size_t end = last ? data.size() : line_start_[g + 1];
+    // Verify against the text: a hash collision can never become a hit.
+    const uint32_t count = count_word(data.substr(start, end - start), word);
+    if (count > 0) {
+      out.push_back(Hit{static_cast<uint32_t>(file), g - file_first_line_[file] + 1, count});
+    }
   }
   return out;
 }
