@@ -220,3 +220,17 @@ def test_search_without_an_index_raises(tmp_path: Path) -> None:
     root = _tree(tmp_path / "repo", {"a.py": "x = 1\n"})
     with pytest.raises(cache_mod.CacheMissingError):
         ReferenceCodeIndex(root, tmp_path / "c", from_spec("hash")).search("x", 3)
+
+
+def test_git_mode_lists_links_but_never_reads_through_them(tmp_path: Path) -> None:
+    outside = _tree(tmp_path / "out", {"secret.py": "TOKEN = 1\n"})
+    root = _tree(tmp_path / "repo", {"a.py": "x = 1\n"})
+    os.symlink(outside / "secret.py", root / "link.py")
+    os.symlink(outside, root / "linkdir", target_is_directory=True)
+    os.symlink(".", root / "loop", target_is_directory=True)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    found = discover(root)
+    assert found.method == "git" and found.files == ["a.py", "link.py"]
+    index = ReferenceCodeIndex(root, tmp_path / "c", from_spec("hash"))
+    report = index.index()
+    assert index.indexed_files() == ["a.py"] and report.skipped == {"outside-root": 1}

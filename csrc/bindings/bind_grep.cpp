@@ -16,8 +16,8 @@ namespace {
 
 using gaia::grep::WordIndex;
 
-// The core index keeps views into the file contents; this holder keeps the bytes objects
-// (immutable) alive for exactly as long as the index.
+// The core index keeps views into the file contents; this holder keeps the bytes
+// objects (immutable) alive for exactly as long as the index.
 struct GrepIndex {
   std::vector<py::bytes> keep;
   WordIndex index;
@@ -44,8 +44,8 @@ std::unique_ptr<GrepIndex> build(const py::list& contents) {
   }
   if (contents.size() >= UINT32_MAX) throw py::value_error("contents: too many files");
   {
-    // Safe: `keep` holds a reference to every bytes object (immutable), so the views stay
-    // valid, and the index is not yet visible to any other thread.
+    // Safe: `keep` holds a reference to every bytes object (immutable), so the views
+    // stay valid, and the index is not yet visible to any other thread.
     py::gil_scoped_release release;
     holder->index.reserve_bytes(total);
     for (const auto& v : views) holder->index.add_file(v);
@@ -57,8 +57,9 @@ std::unique_ptr<GrepIndex> build(const py::list& contents) {
 py::tuple query(const GrepIndex& self, const std::vector<std::string>& words) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (!gaia::grep::is_word(words[i])) {
-      throw py::value_error("words[" + std::to_string(i) +
-                            "] must be a non-empty run of ASCII letters, digits and '_'");
+      throw py::value_error(
+          "words[" + std::to_string(i) +
+          "] must be a non-empty run of ASCII letters, digits and '_'");
     }
   }
   std::vector<std::vector<gaia::grep::Hit>> hits(words.size());
@@ -94,15 +95,18 @@ py::tuple query(const GrepIndex& self, const std::vector<std::string>& words) {
 }  // namespace
 
 void register_grep(py::module_& m) {
-  py::class_<GrepIndex>(m, "GrepIndex",
-                        "Whole-word inverted index over file contents (git grep -w words).")
+  py::class_<GrepIndex>(
+      m, "GrepIndex",
+      "Whole-word inverted index over file contents (git grep -w words).")
       .def(py::init(&build), py::arg("contents"),
-           "Build from a list of bytes, one per file; binary files (NUL in the first 8000 "
+           "Build from a list of bytes, one per file; binary files (NUL in the first "
+           "8000 "
            "bytes) are recorded as skipped.")
-      .def_property_readonly("num_files",
-                             [](const GrepIndex& self) { return self.index.num_files(); })
-      .def_property_readonly("num_occurrences",
-                             [](const GrepIndex& self) { return self.index.num_occurrences(); })
+      .def_property_readonly(
+          "num_files", [](const GrepIndex& self) { return self.index.num_files(); })
+      .def_property_readonly(
+          "num_occurrences",
+          [](const GrepIndex& self) { return self.index.num_occurrences(); })
       .def(
           "binary_mask",
           [](const GrepIndex& self) {
@@ -115,6 +119,7 @@ void register_grep(py::module_& m) {
           },
           "True for each file skipped as binary.")
       .def("query", &query, py::arg("words"),
-           "Hits of every word: (word_idx, file_idx, line, count) int32 arrays, ordered by "
+           "Hits of every word: (word_idx, file_idx, line, count) int32 arrays, "
+           "ordered by "
            "word, then file, then line.");
 }

@@ -33,7 +33,8 @@ inline uint64_t mix(uint64_t h) noexcept {
 
 inline uint64_t hash_word(const char* p, std::size_t n) noexcept {
   uint64_t h = kFnvBasis;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * kFnvPrime;
+  for (std::size_t i = 0; i < n; ++i)
+    h = (h ^ static_cast<unsigned char>(p[i])) * kFnvPrime;
   return mix(h);
 }
 
@@ -44,7 +45,8 @@ inline uint32_t tag_of(uint64_t h) noexcept { return static_cast<uint32_t>(h); }
 bool is_word_byte(unsigned char c) noexcept { return kWord[c]; }
 
 bool looks_binary(std::string_view data) noexcept {
-  const std::size_t n = data.size() < kBinarySniffBytes ? data.size() : kBinarySniffBytes;
+  const std::size_t n =
+      data.size() < kBinarySniffBytes ? data.size() : kBinarySniffBytes;
   return n > 0 && std::memchr(data.data(), 0, n) != nullptr;
 }
 
@@ -67,7 +69,8 @@ uint32_t count_word(std::string_view text, std::string_view word) noexcept {
     }
     std::size_t j = i + 1;
     while (j < n && kWord[static_cast<unsigned char>(text[j])]) ++j;
-    if (j - i == word.size() && std::memcmp(text.data() + i, word.data(), word.size()) == 0) {
+    if (j - i == word.size() &&
+        std::memcmp(text.data() + i, word.data(), word.size()) == 0) {
       ++count;
     }
     i = j;
@@ -127,9 +130,11 @@ bool WordIndex::add_file(std::string_view data) {
 
 void WordIndex::finalize() {
   if (finalized_) return;
-  // About four occurrences per bucket: buckets stay short, the offsets array stays small.
+  // About four occurrences per bucket: buckets stay short, the offsets array stays
+  // small.
   bucket_bits_ = 8;
-  while (bucket_bits_ < 24 && (std::size_t{1} << (bucket_bits_ + 2)) < occ_hash_.size()) {
+  while (bucket_bits_ < 24 &&
+         (std::size_t{1} << (bucket_bits_ + 2)) < occ_hash_.size()) {
     ++bucket_bits_;
   }
   const unsigned shift = 64 - bucket_bits_;
@@ -163,16 +168,19 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
     if (post_[k].tag != tag || g == prev) continue;
     prev = g;
     // Candidate lines ascend, so the file cursor only moves forward.
-    while (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g) ++file;
+    while (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g)
+      ++file;
     const std::string_view data = files_[file];
     const uint32_t start = line_start_[g];
-    const bool last = g + 1 >= line_start_.size() ||
-                      (file + 1 < file_first_line_.size() && file_first_line_[file + 1] == g + 1);
+    const bool last =
+        g + 1 >= line_start_.size() ||
+        (file + 1 < file_first_line_.size() && file_first_line_[file + 1] == g + 1);
     const std::size_t end = last ? data.size() : line_start_[g + 1];
     // Verify against the text: a hash collision can never become a hit.
     const uint32_t count = count_word(data.substr(start, end - start), word);
     if (count > 0) {
-      out.push_back(Hit{static_cast<uint32_t>(file), g - file_first_line_[file] + 1, count});
+      out.push_back(
+          Hit{static_cast<uint32_t>(file), g - file_first_line_[file] + 1, count});
     }
   }
   return out;

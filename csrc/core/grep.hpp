@@ -1,14 +1,15 @@
 // gaia_eval native core: grep (no Python headers).
 //
-// The lexical baseline's kernel: a whole-word inverted index over a tree, built once, so a
-// query of many identifiers costs a few bucket reads instead of a scan of every file.
-// "Word" follows git grep -w: a maximal run of ASCII letters, digits and '_' (bytes >= 0x80
-// are not word characters). Matching is case-sensitive and fixed-string.
+// The lexical baseline's kernel: a whole-word inverted index over a tree, built once,
+// so a query of many identifiers costs a few bucket reads instead of a scan of every
+// file. "Word" follows git grep -w: a maximal run of ASCII letters, digits and '_'
+// (bytes >= 0x80 are not word characters). Matching is case-sensitive and fixed-string.
 //
-// Building never interns words (a dictionary lookup per token is what made building slow):
-// each occurrence is recorded as (64-bit hash, line) and bucketed by the hash's high bits.
-// A lookup filters its bucket by 32 more hash bits and then verifies every candidate line
-// against the text itself, so results are exact whatever the hash collisions.
+// Building never interns words (a dictionary lookup per token is what made building
+// slow): each occurrence is recorded as (64-bit hash, line) and bucketed by the hash's
+// high bits. A lookup filters its bucket by 32 more hash bits and then verifies every
+// candidate line against the text itself, so results are exact whatever the hash
+// collisions.
 #pragma once
 
 #include <cstddef>
@@ -38,9 +39,10 @@ class WordIndex {
  public:
   // Room for `bytes` more input, so the per-occurrence arrays grow without copying.
   void reserve_bytes(std::size_t bytes);
-  // Tokenizes and records one file. The index keeps a view of `data`: the caller keeps it
-  // alive and unchanged for the index's lifetime. A binary file is recorded as skipped (no
-  // words) so file indices still line up with the caller's list; returns false for it.
+  // Tokenizes and records one file. The index keeps a view of `data`: the caller keeps
+  // it alive and unchanged for the index's lifetime. A binary file is recorded as
+  // skipped (no words) so file indices still line up with the caller's list; returns
+  // false for it.
   bool add_file(std::string_view data);
   // Buckets the occurrences (counting sort). Call once after the last add_file.
   void finalize();
@@ -55,8 +57,8 @@ class WordIndex {
  private:
   std::vector<std::string_view> files_;
   std::vector<uint8_t> binary_;
-  // Lines are numbered globally across files; file_first_line_[f] is file f's first one and
-  // line_start_[g] the byte offset of global line g within its file.
+  // Lines are numbered globally across files; file_first_line_[f] is file f's first one
+  // and line_start_[g] the byte offset of global line g within its file.
   std::vector<uint32_t> file_first_line_;
   std::vector<uint32_t> line_start_;
   // Occurrences in add order; after finalize(), grouped by bucket through offsets_.
