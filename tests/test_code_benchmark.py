@@ -239,3 +239,22 @@ def test_download_pages_cache_pin_and_offline(rows_server: str, tmp_path: Path) 
     cached.write_bytes(_page(100, 29, 130))
     with pytest.raises(InfrastructureError, match="changed since it was pinned"):
         fetch_rows("o/ds", "test", tmp_path, offline=True)
+
+
+def test_clones_from_a_url_template_into_a_cache_that_outlives_the_run(tmp_path: Path) -> None:
+    mirror, inst = _mirror(tmp_path)
+    served = tmp_path / "served" / "gaia-eval"
+    served.mkdir(parents=True)
+    (mirror / "gaia-eval+invtrack").rename(served / "invtrack")
+    res, _ = run(
+        RunOptions(
+            suite="nightly",
+            parts=["quality"],
+            out=tmp_path / "out",
+            work_root=tmp_path / "work",
+            instances_file=inst,
+            url_template=f"file://{tmp_path / 'served'}/{{repo}}",
+        )
+    )
+    assert res.quality is not None and res.quality.summary["all"].queries == 4
+    assert (tmp_path / "work/git-cache/gaia-eval+invtrack.git").is_dir()

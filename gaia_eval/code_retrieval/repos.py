@@ -43,8 +43,11 @@ class Repos:
         work_root: Path,
         mirror: Path | None = None,
         url_template: str = DEFAULT_URL_TEMPLATE,
+        cache_root: Path | None = None,
     ) -> None:
         self.work_root = Path(work_root)
+        # Bare clones outlive a run (they are the slow part); work trees do not.
+        self.cache_root = Path(cache_root) if cache_root else self.work_root
         self.mirror = Path(mirror) if mirror else None
         self.url_template = url_template
         if self.mirror is not None and not self.mirror.is_dir():
@@ -59,7 +62,7 @@ class Repos:
                 msg = f"--git-mirror {self.mirror}: no clone named {repo.replace('/', '+')}"
                 raise InvalidInputError(msg)
             return str(local.resolve())
-        bare = self.work_root / "git-cache" / f"{repo.replace('/', '+')}.git"
+        bare = self.cache_root / "git-cache" / f"{repo.replace('/', '+')}.git"
         if not bare.exists():
             bare.parent.mkdir(parents=True, exist_ok=True)
             git(

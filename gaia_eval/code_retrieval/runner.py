@@ -177,7 +177,7 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
     sample_excluded: list[Excluded] = []
     if suite.sample and opts.instances_file is None:
         instances = _sampled(
-            suite, opts, work, Repos(run_dir, mirror, opts.url_template), sample_excluded
+            suite, opts, work, Repos(run_dir, mirror, opts.url_template, work), sample_excluded
         )
     else:
         instances = _instances(suite, opts, work)
@@ -185,7 +185,7 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
         mirror = run_dir / "mirror"
         repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
         instances = offline_repo.instances(repo)
-    repos = Repos(run_dir, mirror, opts.url_template)
+    repos = Repos(run_dir, mirror, opts.url_template, cache_root=work)
     results = CodeRetrievalResults(
         schema=1,
         suite=suite.name,
