@@ -258,3 +258,56 @@ def test_clones_from_a_url_template_into_a_cache_that_outlives_the_run(tmp_path:
     )
     assert res.quality is not None and res.quality.summary["all"].queries == 4
     assert (tmp_path / "work/git-cache/gaia-eval+invtrack.git").is_dir()
+
+
+def test_nightly_draw_samples_verified_and_rebench_from_the_datasets_server(
+    rows_server: str, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from gaia_eval.code_retrieval import suites
+    from gaia_eval.code_retrieval.repos import Repos
+    from gaia_eval.code_retrieval.runner import _sampled
+
+    mirror, _ = _mirror(tmp_path)
+    rows = offline_repo.instances(mirror / "gaia-eval+invtrack")
+
+    def page(items: list[offline_repo.Instance]) -> bytes:
+        return json.dumps(
+            {
+                "rows": [{"row": {**i.__dict__, "source": None}} for i in items],
+                "num_rows_total": len(items),
+            }
+        ).encode()
+
+    # One server answers both datasets; the split decides which page it serves.
+    verified, rebench = page(rows[:6]), page(rows[6:])
+    _Rows.pages = {0: verified}
+    suite = replace(
+        suites.get("nightly"), sample=3, rebench_splits=("2026_01",), rebench_per_split=2,
+        max_repo_chunks=10_000,
+    )  # fmt: skip
+    opts = RunOptions(datasets_url=rows_server)
+    repos = Repos(tmp_path / "trees", mirror)
+    excluded: list[object] = []
+
+    orig = _Rows.do_GET
+
+    def by_split(self: _Rows) -> None:
+        split = parse_qs(urlparse(self.path).query)["split"][0]
+        _Rows.pages = {0: rebench if split == "2026_01" else verified}
+        orig(self)
+
+    _Rows.do_GET = by_split  # type: ignore[method-assign]
+    try:
+        picks = _sampled(suite, opts, tmp_path / "work", repos, excluded)  # type: ignore[arg-type]
+    finally:
+        _Rows.do_GET = orig  # type: ignore[method-assign]
+    assert len(picks) == 5 and not excluded
+    assert [p.source for p in picks].count("swe-rebench") == 2
+    again = _sampled(suite, replace(opts, offline=True), tmp_path / "work", repos, [])
+    assert again == picks  # pinned cache, same seed, same draw
+    small = replace(suite, max_repo_chunks=5)
+    with pytest.raises(InvalidInputError, match="fit the size cap"):
+        _sampled(small, replace(opts, offline=True), tmp_path / "work", repos, excluded)  # type: ignore[arg-type]
+    assert excluded and "chunks > cap" in str(excluded[0])
