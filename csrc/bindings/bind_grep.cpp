@@ -16,17 +16,13 @@ namespace {
 
 using gaia::grep::WordIndex;
 
-// The core index keeps views into the file contents; this holder keeps the bytes
-// objects (immutable) alive for exactly as long as the index.
 struct GrepIndex {
-  std::vector<py::bytes> keep;
   WordIndex index;
 };
 
 std::unique_ptr<GrepIndex> build(const py::list& contents) {
   auto holder = std::make_unique<GrepIndex>();
   std::vector<std::string_view> views;
-  holder->keep.reserve(contents.size());
   views.reserve(contents.size());
   std::size_t total = 0;
   for (std::size_t i = 0; i < contents.size(); ++i) {
@@ -35,7 +31,6 @@ std::unique_ptr<GrepIndex> build(const py::list& contents) {
       throw py::type_error("contents[" + std::to_string(i) + "] must be bytes, not " +
                            std::string(py::str(py::type::of(item).attr("__name__"))));
     }
-    holder->keep.push_back(py::reinterpret_borrow<py::bytes>(item));
     char* data = nullptr;
     Py_ssize_t len = 0;
     PyBytes_AsStringAndSize(item.ptr(), &data, &len);
@@ -44,8 +39,8 @@ std::unique_ptr<GrepIndex> build(const py::list& contents) {
   }
   if (contents.size() >= UINT32_MAX) throw py::value_error("contents: too many files");
   {
-    // Safe: `keep` holds a reference to every bytes object (immutable), so the views
-    // stay valid, and the index is not yet visible to any other thread.
+    // Safe: the caller's list references every bytes object for this call, bytes are
+    // immutable, and the index is not yet visible to any other thread.
     py::gil_scoped_release release;
     holder->index.reserve_bytes(total);
     for (const auto& v : views) holder->index.add_file(v);
@@ -65,8 +60,7 @@ py::tuple query(const GrepIndex& self, const std::vector<std::string>& words) {
   std::vector<std::vector<gaia::grep::Hit>> hits(words.size());
   std::size_t total = 0;
   {
-    // Safe: the index and the bytes it views are read-only after construction, and
-    // `words` is a C++ copy.
+    // Safe: the index is read-only after construction, and `words` is a C++ copy.
     py::gil_scoped_release release;
     for (std::size_t i = 0; i < words.size(); ++i) {
       hits[i] = self.index.lookup(words[i]);

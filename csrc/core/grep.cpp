@@ -22,7 +22,7 @@ constexpr std::array<bool, 256> kWord = make_word_table();
 constexpr uint64_t kFnvBasis = 1469598103934665603ULL;
 constexpr uint64_t kFnvPrime = 1099511628211ULL;
 
-// FNV's high bits are weak; the bucket comes from them, so finish with a mixer.
+// FNV's high bits are weak and the bucket comes from them, so finish with a mixer.
 inline uint64_t mix(uint64_t h) noexcept {
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;
@@ -33,12 +33,11 @@ inline uint64_t mix(uint64_t h) noexcept {
 
 inline uint64_t hash_word(const char* p, std::size_t n) noexcept {
   uint64_t h = kFnvBasis;
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i) {
     h = (h ^ static_cast<unsigned char>(p[i])) * kFnvPrime;
+  }
   return mix(h);
 }
-
-inline uint32_t tag_of(uint64_t h) noexcept { return static_cast<uint32_t>(h); }
 
 }  // namespace
 
@@ -58,26 +57,6 @@ bool is_word(std::string_view word) noexcept {
   return true;
 }
 
-uint32_t count_word(std::string_view text, std::string_view word) noexcept {
-  uint32_t count = 0;
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  while (i < n) {
-    if (!kWord[static_cast<unsigned char>(text[i])]) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i + 1;
-    while (j < n && kWord[static_cast<unsigned char>(text[j])]) ++j;
-    if (j - i == word.size() &&
-        std::memcmp(text.data() + i, word.data(), word.size()) == 0) {
-      ++count;
-    }
-    i = j;
-  }
-  return count;
-}
-
 void WordIndex::reserve_bytes(std::size_t bytes) {
   // At most one word per two bytes; reserved pages cost nothing until they are written.
   const std::size_t most = occ_hash_.size() + bytes / 2 + 1;
@@ -87,31 +66,25 @@ void WordIndex::reserve_bytes(std::size_t bytes) {
 
 bool WordIndex::add_file(std::string_view data) {
   if (finalized_) throw std::logic_error("WordIndex: add_file after finalize");
-  if (data.size() > std::numeric_limits<uint32_t>::max()) {
-    throw std::length_error("WordIndex: a file over 4 GiB");
-  }
-  files_.push_back(data);
-  file_first_line_.push_back(static_cast<uint32_t>(line_start_.size()));
-  line_start_.push_back(0);
+  file_first_line_.push_back(next_line_);
   if (looks_binary(data)) {
     binary_.push_back(1);
+    ++next_line_;  // every file owns at least one line number
     return false;
   }
   binary_.push_back(0);
-  auto line = static_cast<uint32_t>(line_start_.size() - 1);
+  uint64_t line = next_line_;
   const char* p = data.data();
   const std::size_t n = data.size();
   std::size_t i = 0;
   while (i < n) {
     const auto c = static_cast<unsigned char>(p[i]);
     if (!kWord[c]) {
+      line += (c == '\n');
       ++i;
-      if (c == '\n') {
-        line_start_.push_back(static_cast<uint32_t>(i));
-        ++line;
-      }
       continue;
     }
+    // Hash while scanning, so each byte is read once.
     uint64_t h = (kFnvBasis ^ c) * kFnvPrime;
     std::size_t j = i + 1;
     while (j < n && kWord[static_cast<unsigned char>(p[j])]) {
@@ -119,23 +92,27 @@ bool WordIndex::add_file(std::string_view data) {
       ++j;
     }
     occ_hash_.push_back(mix(h));
-    occ_line_.push_back(line);
+    occ_line_.push_back(static_cast<uint32_t>(line));
     i = j;
   }
-  if (line_start_.size() >= std::numeric_limits<uint32_t>::max()) {
+  if (line + 1 >= std::numeric_limits<uint32_t>::max()) {
     throw std::length_error("WordIndex: more than 4 billion lines");
   }
+  next_line_ = static_cast<uint32_t>(line + 1);
   return true;
 }
 
 void WordIndex::finalize() {
   if (finalized_) return;
-  // About four occurrences per bucket: buckets stay short, the offsets array stays
-  // small.
+  // About 64 occurrences per bucket: the bucket cursors stay in cache while scattering,
+  // and a lookup's scan of one bucket stays short.
   bucket_bits_ = 8;
   while (bucket_bits_ < 24 &&
-         (std::size_t{1} << (bucket_bits_ + 2)) < occ_hash_.size()) {
+         (std::size_t{1} << (bucket_bits_ + 6)) < occ_hash_.size()) {
     ++bucket_bits_;
+  }
+  if (occ_hash_.size() >= std::numeric_limits<uint32_t>::max()) {
+    throw std::length_error("WordIndex: more than 4 billion words");
   }
   const unsigned shift = 64 - bucket_bits_;
   const std::size_t buckets = std::size_t{1} << bucket_bits_;
@@ -144,10 +121,13 @@ void WordIndex::finalize() {
   for (std::size_t b = 0; b < buckets; ++b) offsets_[b + 1] += offsets_[b];
   // A stable counting sort keeps each bucket's occurrences in (file, line) order.
   std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
-  post_.resize(occ_line_.size());
+  post_hash_.resize(occ_hash_.size());
+  post_line_.resize(occ_line_.size());
   for (std::size_t k = 0; k < occ_hash_.size(); ++k) {
     const uint64_t h = occ_hash_[k];
-    post_[cursor[h >> shift]++] = Posting{occ_line_[k], tag_of(h)};
+    const uint32_t dst = cursor[h >> shift]++;
+    post_hash_[dst] = h;
+    post_line_[dst] = occ_line_[k];
   }
   std::vector<uint64_t>().swap(occ_hash_);
   std::vector<uint32_t>().swap(occ_line_);
@@ -159,28 +139,19 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
   std::vector<Hit> out;
   if (!is_word(word)) return out;
   const uint64_t h = hash_word(word.data(), word.size());
-  const uint32_t tag = tag_of(h);
   const std::size_t bucket = h >> (64 - bucket_bits_);
   std::size_t file = 0;
-  uint32_t prev = std::numeric_limits<uint32_t>::max();
   for (uint32_t k = offsets_[bucket]; k < offsets_[bucket + 1]; ++k) {
-    const uint32_t g = post_[k].line;
-    if (post_[k].tag != tag || g == prev) continue;
-    prev = g;
-    // Candidate lines ascend, so the file cursor only moves forward.
+    if (post_hash_[k] != h) continue;
+    const uint32_t g = post_line_[k];
+    // Postings ascend by global line, so the file cursor only moves forward.
     while (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g)
       ++file;
-    const std::string_view data = files_[file];
-    const uint32_t start = line_start_[g];
-    const bool last =
-        g + 1 >= line_start_.size() ||
-        (file + 1 < file_first_line_.size() && file_first_line_[file + 1] == g + 1);
-    const std::size_t end = last ? data.size() : line_start_[g + 1];
-    // Verify against the text: a hash collision can never become a hit.
-    const uint32_t count = count_word(data.substr(start, end - start), word);
-    if (count > 0) {
-      out.push_back(
-          Hit{static_cast<uint32_t>(file), g - file_first_line_[file] + 1, count});
+    const uint32_t line = g - file_first_line_[file] + 1;
+    if (!out.empty() && out.back().file == file && out.back().line == line) {
+      ++out.back().count;
+    } else {
+      out.push_back(Hit{static_cast<uint32_t>(file), line, 1});
     }
   }
   return out;
