@@ -88,10 +88,11 @@ def code_retrieval_offline(session: nox.Session) -> None:
 @nox.session(default=False)
 def code_retrieval_pr(session: nox.Session) -> None:
     """Code retrieval pr suite (11 SWE-bench instances, replay, robustness), gated."""
-    _install_package(session, "onnx")
+    # The committed pr baseline was captured with the hash embedder; the gate refuses to
+    # compare runs of different embedders, so this session runs the same one.
+    _install_package(session)
     session.run(
-        "gaia-eval", "retrieval", "--component", "code", "--suite", "pr",
-        "--embedder", "onnx:all-MiniLM-L6-v2-int8",
+        "gaia-eval", "retrieval", "--component", "code", "--suite", "pr", "--embedder", "hash",
         "--gate", f"{_CODE_BASELINES}/pr.json", *session.posargs,
     )  # fmt: skip
 
