@@ -97,6 +97,50 @@ def retrieval_pr(session: nox.Session) -> None:
 
 # ---- code retrieval -------------------------------------------------------------------
 
+_CODE_BASELINES = "gaia_eval/baselines/code-retrieval"
+
+
+@nox.session(default=False)
+def code_retrieval_offline(session: nox.Session) -> None:
+    """Code retrieval on the generated offline repo (hash embedder), gated (CI)."""
+    _install_package(session)
+    session.run(
+        "gaia-eval", "retrieval", "--component", "code", "--suite", "offline",
+        "--gate", f"{_CODE_BASELINES}/offline.json", *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session(default=False)
+def code_retrieval_pr(session: nox.Session) -> None:
+    """Code retrieval pr suite (11 SWE-bench instances, replay, robustness), gated."""
+    # The committed pr baseline was captured with the hash embedder; the gate refuses to
+    # compare runs of different embedders, so this session runs the same one.
+    _install_package(session)
+    session.run(
+        "gaia-eval", "retrieval", "--component", "code", "--suite", "pr", "--embedder", "hash",
+        "--gate", f"{_CODE_BASELINES}/pr.json", *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session(default=False)
+def code_retrieval_nightly(session: nox.Session) -> None:
+    """Code retrieval nightly suite (sampled instances; needs network or --git-mirror)."""
+    _install_package(session, "onnx")
+    session.run(
+        "gaia-eval", "retrieval", "--component", "code", "--suite", "nightly",
+        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session(default=False)
+def code_retrieval_scale(session: nox.Session) -> None:
+    """Code retrieval scale suite: fresh-index cost of pinned repositories (not gated)."""
+    _install_package(session, "onnx")
+    session.run(
+        "gaia-eval", "retrieval", "--component", "code", "--suite", "scale",
+        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *session.posargs,
+    )  # fmt: skip
+
 
 # ---- tasks ----------------------------------------------------------------------------
 
