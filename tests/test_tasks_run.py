@@ -23,7 +23,10 @@ from gaia_eval.tasks.runner import RunConfig, load_scorecard, run_one
 
 TASKS = load_tasks()
 
-OLD = '    if text.endswith("Z"):\n        text = text[:-1]\n    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S")\n'
+OLD = (
+    '    if text.endswith("Z"):\n        text = text[:-1]\n'
+    '    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S")\n'
+)
 NEW = (
     '    if text[-1:] in ("Z", "z"):\n        text = text[:-1]\n'
     '    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)\n'
