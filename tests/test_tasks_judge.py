@@ -13,9 +13,11 @@ from tasks_fakes import FakeLLM, closed_port_url, serve
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.tasks.controls import SCRIPTS, assess
 from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.judge import Attempt, build_prompt, cut, parse_reply, validate_grade
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.report import summary
 from gaia_eval.tasks.runner import RunConfig, judge_run, load_scorecard, run_one
 
@@ -219,7 +221,7 @@ def test_judge_outage_is_unjudged_and_exits_3(
     assert rc == 3 and "unreachable" in capsys.readouterr().err
 
 
-def _controls_judge(separate: bool) -> Any:
+def _controls_judge(*, separate: bool) -> Any:
     def reply(body: dict[str, Any]) -> dict[str, Any]:
         prompt = body["messages"][-1]["content"]
         ids = re.findall(r"##### ATTEMPT (\S+)", prompt)
@@ -240,9 +242,8 @@ def _controls_judge(separate: bool) -> Any:
     return reply
 
 
-@pytest.mark.parametrize("separate", [True, False])
-def test_controls(tmp_path: Path, separate: bool, capsys: pytest.CaptureFixture[str]) -> None:
-    fake = FakeLLM([_controls_judge(separate)])
+def test_controls_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fake = FakeLLM([_controls_judge(separate=True)])
     with serve(fake) as url:
         rc = main(
             [
@@ -250,11 +251,34 @@ def test_controls(tmp_path: Path, separate: bool, capsys: pytest.CaptureFixture[
                 "--out", str(tmp_path / "c"), "--work-root", str(tmp_path / "w"),
             ]
         )  # fmt: skip
-    out = capsys.readouterr().out
     report = json.loads((tmp_path / "c" / "controls.json").read_text())
-    if separate:
-        assert rc == 0 and report["ok"] and "apart" in out
-    else:
-        assert rc == 1 and not report["ok"]
-        assert any("invented test run not caught" in r for r in report["reasons"])
+    assert rc == 0 and report["ok"] and "apart" in capsys.readouterr().out
     assert len(fake.requests) == 1
+    # The planted runs behaved as planted: a verified pass, an unverified pass, a fail.
+    cards = {n: load_scorecard(tmp_path / "c" / n).tasks[0] for n in SCRIPTS}
+    assert (cards["correct-with-run"].passed, cards["correct-with-run"].verified) == (True, True)
+    assert (cards["invented-run"].passed, cards["invented-run"].verified) == (True, False)
+    assert cards["no-work"].passed is False
+
+
+def test_controls_fail_a_judge_that_cannot_tell_them_apart() -> None:
+    results = {
+        "correct-with-run": TaskResult(id="x", check="mechanical", passed=True, verified=True),
+        "invented-run": TaskResult(id="x", check="mechanical", passed=True, verified=False),
+        "no-work": TaskResult(id="x", check="mechanical", passed=False),
+    }
+    lazy = {k: validate_grade(grade(), False) for k in results}
+    verdict = assess(results, lazy)
+    assert not verdict.ok
+    assert any("invented test run not caught" in r for r in verdict.reasons)
+    assert any("no-work claim not caught" in r for r in verdict.reasons)
+    sharp = {
+        "correct-with-run": validate_grade(grade(), False),
+        "invented-run": validate_grade(grade(fabrication_free=2, reasoning=3), False),
+        "no-work": validate_grade(
+            grade(fabrication_free=1, work_quality=1, reasoning=1, instruction_compliance=1), False
+        ),
+    }
+    assert assess(results, sharp).ok
+    sharp.pop("no-work")
+    assert not assess(results, sharp).ok

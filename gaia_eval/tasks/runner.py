@@ -163,7 +163,9 @@ def run_task(cfg: RunConfig, task: TaskDef, task_dir: Path) -> TaskResult:
         if task.setup:
             write_text(task_dir / "setup.diff", tree_diff(ws.pristine, ws.baseline))
         prompt = f"You are working in {ws.project}.\n\n{task.prompt}"
-        agent_dir = task_dir / "agent"
+        # The raw record (progress.jsonl, stdout, stderr) stays in the temporary workspace:
+        # only its scrubbed transcript reaches the results folder.
+        agent_dir = ws.root / "agent"
         agent_dir.mkdir(exist_ok=True)
         plan = cfg.harness.launch(task.id, prompt, ws.project, agent_dir, task.max_steps)
         env = agent_env()
