@@ -312,3 +312,28 @@ def test_env_vars_supply_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     card: Scorecard = load_scorecard(tmp_path / "out")
     assert (card.harness, card.run_timeout_s, card.tasks[0].id) == ("replay", 77.0, "21-qa")
     assert os.listdir(tmp_path / "w") == []
+
+
+@pytest.mark.slow
+def test_reference_replays_pass_the_core_suite(tmp_path: Path) -> None:
+    """The shipped reference attempts stay in step with the task definitions."""
+    rc = main(
+        [
+            "tasks", "run", "--suite", "core", "--harness", "replay", "--replay", "reference",
+            "--no-judge", "--out", str(tmp_path / "run"), "--work-root", str(tmp_path / "w"),
+        ]
+    )  # fmt: skip
+    assert rc == 0
+    card = load_scorecard(tmp_path / "run")
+    results = {t.id: (t.passed, t.verified) for t in card.tasks}
+    assert results == {
+        "21-qa": (None, False),
+        "02-bugfix": (True, True),
+        "b6-weekly-report": (True, False),
+        "b6-config-env": (True, True),
+        "b5-red-suite": (True, False),  # the suite stays red, so no passing run exists
+        "b5-flaky": (True, True),
+        "b5-dirty-tree": (True, True),
+    }
+    assert (tmp_path / "run" / "b5-red-suite" / "setup.diff").exists()
+    assert not (tmp_path / "run" / "02-bugfix" / "setup.diff").exists()

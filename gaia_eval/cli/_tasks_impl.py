@@ -48,7 +48,11 @@ def _price(args: argparse.Namespace) -> tuple[float, float] | None:
 
 
 def _load_replay(path: Path) -> dict[str, list[dict[str, Any]]]:
+    if str(path) == "reference":
+        path = data_dir() / "replays" / "reference.json"
     data = read_json(path)
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if not k.startswith("_")}
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, list) for k, v in data.items()
     ):

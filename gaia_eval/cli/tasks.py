@@ -62,7 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--model", help=f"model spec, e.g. openai:http://127.0.0.1:8000/v1#qwen3 [{ENV['model']}]"
     )
     run.add_argument(
-        "--replay", type=Path, help=f"replay harness: JSON of task id -> script [{ENV['replay']}]"
+        "--replay",
+        type=Path,
+        help=f"replay harness: JSON of task id -> script, or 'reference' [{ENV['replay']}]",
     )
     run.add_argument(
         "--command-template",

@@ -110,7 +110,9 @@ def run_capped(
         except subprocess.TimeoutExpired:
             timed_out = True
             rc = -9
-        kill_tree(proc)
+        finally:
+            # Also on Ctrl-C or any error here: no agent outlives the run that started it.
+            kill_tree(proc)
     return Completed(rc, timed_out, round(time.monotonic() - t0, 3))
 
 
