@@ -95,6 +95,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         assert replay is not None
         model = args.model or _env("model") or "replay"
         harness = make_harness("replay", scripts=_load_replay(replay), full_access=args.full_access)
+    elif harness_name == "claude-code":
+        text = required(args, "model", "for --harness claude-code")
+        model = text
+        name = text.split(":", 1)[1] if text.startswith(("claude-code:", "anthropic:")) else text
+        harness = make_harness("claude-code", model=name, executable=_env("claude") or "claude")
     else:
         template = required(args, "command_template", "for --harness command")
         model = args.model or _env("model") or "command"

@@ -24,6 +24,7 @@ ENV = {
     "command_template": "GAIA_EVAL_TASKS_COMMAND",
     "replay": "GAIA_EVAL_TASKS_REPLAY",
     "price": "GAIA_EVAL_TASKS_PRICE",
+    "claude": "GAIA_EVAL_CLAUDE_BIN",
 }
 
 
@@ -56,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--tasks", help="only these task ids, comma-separated")
     run.add_argument("--tasks-file", type=Path, help="a tasks.json other than the shipped one")
     run.add_argument(
-        "--harness", help=f"builtin | replay | command (default builtin) [{ENV['harness']}]"
+        "--harness",
+        help=f"builtin | claude-code | command | replay (default builtin) [{ENV['harness']}]",
     )
     run.add_argument(
         "--model", help=f"model spec, e.g. openai:http://127.0.0.1:8000/v1#qwen3 [{ENV['model']}]"

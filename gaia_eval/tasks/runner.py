@@ -226,6 +226,12 @@ def score_task(
     wall: float,
 ) -> TaskResult:
     cost = price(cfg.model, outcome.input_tokens, outcome.output_tokens, cfg.price_override)
+    source: Literal["metered", "api_equivalent", "harness_counts"] | None = (
+        "harness_counts" if outcome.steps else None
+    )
+    if outcome.reported_cost_usd is not None and cfg.harness.name == "claude-code":
+        # Claude Code's own figure: the list price of its tokens, not money spent.
+        cost, source = outcome.reported_cost_usd, "api_equivalent"
     result = TaskResult(
         id=task.id,
         check=task.check,
@@ -241,7 +247,7 @@ def score_task(
         error_kind=outcome.error_kind,
         reported_cost_usd=outcome.reported_cost_usd,
         cost_usd=cost,
-        cost_source="harness_counts" if outcome.steps else None,
+        cost_source=source,
         web_uses=web_uses(outcome.tool_calls) if task.closed_book else [],
     )
     if outcome.error_kind == "unavailable":

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.models import AgentOutcome
 
-HARNESSES = ("builtin", "replay", "command")
+HARNESSES = ("builtin", "replay", "command", "claude-code")
 
 
 @dataclass(frozen=True)
@@ -48,5 +48,9 @@ def make_harness(name: str, **options: Any) -> Harness:
         from gaia_eval.tasks.harnesses.command import CommandHarness
 
         return CommandHarness(**options)
+    if name == "claude-code":
+        from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness
+
+        return ClaudeCodeHarness(**options)
     msg = f"--harness {name!r}: expected one of {list(HARNESSES)}"
     raise InvalidInputError(msg)
