@@ -282,3 +282,32 @@ def test_controls_fail_a_judge_that_cannot_tell_them_apart() -> None:
     assert assess(results, sharp).ok
     sharp.pop("no-work")
     assert not assess(results, sharp).ok
+
+
+def test_claude_cli_judge(
+    finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    grades = {"grades": {"21-qa": grade(answers_correctly=True), "02-bugfix": grade()}}
+    exe = tmp_path / "claude"
+    exe.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys\n"
+        "args = sys.argv[1:]\n"
+        "assert args[:3] == ['-p', '--model', 'opus-x'] and args[args.index('--tools') + 1] == ''\n"
+        "assert 'ATTEMPT 21-qa' in sys.stdin.read() and not os.listdir('.')\n"
+        f"print(json.dumps({{'is_error': False, 'result': {json.dumps(json.dumps(grades))}, "
+        "'total_cost_usd': 0.08}))\n"
+    )
+    exe.chmod(0o755)
+    monkeypatch.setenv("GAIA_EVAL_CLAUDE_BIN", str(exe))
+    run = _fresh(finished_run, tmp_path)
+    card = judge_run(run, "claude-code:opus-x", TASKS.tasks)
+    assert card.tasks[0].passed is True
+    assert card.judge_cost is not None and card.judge_cost.total_usd == pytest.approx(0.08)
+    assert card.judge_cost.source == "api_equivalent"
+    outage = json.dumps({"is_error": True, "result": "Credit balance is too low"})
+    exe.write_text(f"#!{sys.executable}\nprint({outage!r})\n")
+    with pytest.raises(InfrastructureError, match="Credit balance"):
+        judge_run(run, "claude-code:opus-x", TASKS.tasks, attempts_allowed=1)
