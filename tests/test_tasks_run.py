@@ -337,3 +337,49 @@ def test_reference_replays_pass_the_core_suite(tmp_path: Path) -> None:
     }
     assert (tmp_path / "run" / "b5-red-suite" / "setup.diff").exists()
     assert not (tmp_path / "run" / "02-bugfix" / "setup.diff").exists()
+
+
+def test_model_key_reaches_the_server_but_not_the_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GAIA_EVAL_OPENAI_API_KEY", "local-key-0123456789abcdef")
+    fake = FakeLLM(
+        [
+            {
+                "tool_calls": [
+                    ("run_shell", {"command": "env; cat /proc/$PPID/environ | tr '\\0' '\\n'"})
+                ]
+            },
+            {"content": "done"},
+        ]
+    )
+    with serve(fake) as url:
+        spec = parse_model_spec(f"openai:{url}#m")
+        run_one(
+            # Full access: the guardrails would refuse /proc; the key must be absent anyway.
+            _cfg(tmp_path, BuiltinHarness(spec, full_access=True), ["21-qa"], model=spec.text),
+            tmp_path / "run",
+            1,
+        )
+    assert fake.headers[0]["authorization"] == "Bearer local-key-0123456789abcdef"
+    shell_output = fake.requests[1]["messages"][-1]["content"]
+    assert shell_output.startswith("exit code 0") and "PATH=" in shell_output
+    assert "local-key-0123456789abcdef" not in shell_output
+    assert "GAIA_EVAL_OPENAI_API_KEY" not in shell_output
+
+
+class _Crashing(ReplayHarness):
+    def launch(self, task_id: str, *args: Any) -> Any:
+        if task_id == "02-bugfix":
+            raise KeyboardInterrupt
+        return super().launch(task_id, *args)
+
+
+def test_interrupted_run_keeps_finished_tasks(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, _Crashing({"21-qa": [{"answer": "x"}]}), ["21-qa", "02-bugfix"])
+    with pytest.raises(KeyboardInterrupt):
+        run_one(cfg, tmp_path / "run", 1)
+    card = load_scorecard(tmp_path / "run")
+    assert [t.id for t in card.tasks] == ["21-qa"]
+    assert card.task_ids == ["21-qa", "02-bugfix"]
+    assert not list((tmp_path / "work").iterdir())
