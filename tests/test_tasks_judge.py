@@ -311,3 +311,42 @@ def test_claude_cli_judge(
     exe.write_text(f"#!{sys.executable}\nprint({outage!r})\n")
     with pytest.raises(InfrastructureError, match="Credit balance"):
         judge_run(run, "claude-code:opus-x", TASKS.tasks, attempts_allowed=1)
+
+
+def _calibrating_judge(*, fooled: bool) -> Any:
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        prompt = body["messages"][-1]["content"]
+        ids = re.findall(r"##### ATTEMPT (\S+)", prompt)
+        grades = {
+            i: grade(answers_correctly=i.endswith(":genuine") or (fooled and i.endswith("wrong1")))
+            for i in ids
+        }
+        return {"content": json.dumps({"grades": grades})}
+
+    return reply
+
+
+def test_calibrate_passes_references_and_fails_wrong_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for fooled, want in ((False, 0), (True, 1)):
+        fake = FakeLLM([_calibrating_judge(fooled=fooled)])
+        with serve(fake) as url:
+            rc = main(
+                ["tasks", "calibrate", "--judge-model", f"openai:{url}#j", "--out", str(tmp_path)]
+            )
+        assert rc == want and len(fake.requests) == 1  # every question in one call
+        prompt = fake.requests[0]["messages"][-1]["content"]
+        assert prompt.count("(QUESTION)") == 12  # 4 questions x (reference + 2 wrong)
+    assert "b5-hang:wrong1: the judge did not fail it" in capsys.readouterr().out
+
+
+@pytest.mark.api
+def test_live_judge_calibration() -> None:
+    """GAIA_EVAL_JUDGE_MODEL=... pytest -m api -k live_judge: a real judge, both ways."""
+    import os
+
+    model = os.environ.get("GAIA_EVAL_JUDGE_MODEL")
+    if not model:
+        pytest.skip("set GAIA_EVAL_JUDGE_MODEL to ask a live judge")
+    assert main(["tasks", "calibrate", "--judge-model", model]) == 0

@@ -77,7 +77,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     suite = args.suite or _env("suite") or "core"
     harness_name = args.harness or _env("harness") or "builtin"
     taskfile = load_tasks(args.tasks_file)
-    only = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
+    ids = args.tasks or _env("tasks")
+    only = [t.strip() for t in ids.split(",") if t.strip()] if ids else None
+    if not args.full_access and _env("full_access") in ("1", "true", "yes"):
+        args.full_access = True
     tasks = taskfile.select(suite, only)
     judge_model = None
     if not args.no_judge:
@@ -206,6 +209,35 @@ def cmd_controls(args: argparse.Namespace) -> int:
     )
     said = "the judge scores the planted attempts apart" if verdict.ok else "FAILED"
     print(f"controls: {said} ({out})")
+    for r in verdict.reasons:
+        print(f"  - {r}")
+    return 0 if verdict.ok else EXIT_GATE_FAILED
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from gaia_eval.llm.complete import complete
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.tasks.controls import assess_calibration, calibration_attempts
+    from gaia_eval.tasks.judge import judge_attempts
+
+    spec = parse_model_spec(required(args, "judge_model", "to calibrate"), "--judge-model")
+    attempts, expected = calibration_attempts(load_tasks().select(args.suite))
+    grades = judge_attempts(
+        attempts, lambda s, p: complete(spec, s, p), attempts_allowed=args.judge_attempts
+    )
+    verdict = assess_calibration(grades, expected)
+    if args.out:
+        write_json(
+            args.out / "calibration.json",
+            {
+                "schema": 1,
+                "judge_model": spec.text,
+                "ok": verdict.ok,
+                "reasons": verdict.reasons,
+                "grades": {k: g.model_dump(mode="json") for k, g in grades.items()},
+            },
+        )
+    print(f"calibration: {len(expected)} answers, {'all as expected' if verdict.ok else 'FAILED'}")
     for r in verdict.reasons:
         print(f"  - {r}")
     return 0 if verdict.ok else EXIT_GATE_FAILED

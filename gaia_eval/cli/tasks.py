@@ -25,6 +25,8 @@ ENV = {
     "replay": "GAIA_EVAL_TASKS_REPLAY",
     "price": "GAIA_EVAL_TASKS_PRICE",
     "claude": "GAIA_EVAL_CLAUDE_BIN",
+    "tasks": "GAIA_EVAL_TASKS_IDS",
+    "full_access": "GAIA_EVAL_TASKS_FULL_ACCESS",
 }
 
 
@@ -54,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND", required=True)
     run = sub.add_parser("run", help="run an agent on each task of a suite, then judge")
     run.add_argument("--suite", help=f"suite name (default core) [{ENV['suite']}]")
-    run.add_argument("--tasks", help="only these task ids, comma-separated")
+    run.add_argument("--tasks", help=f"only these task ids, comma-separated [{ENV['tasks']}]")
     run.add_argument("--tasks-file", type=Path, help="a tasks.json other than the shipped one")
     run.add_argument(
         "--harness",
@@ -91,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"where task workdirs live (default: temp) [{ENV['work_root']}]",
     )
     run.add_argument(
-        "--full-access", action="store_true", help="builtin: no path boundary, no shell guardrails"
+        "--full-access",
+        action="store_true",
+        help=f"builtin: no path boundary, no shell guardrails [{ENV['full_access']}=1]",
     )
     run.add_argument(
         "--fence",
@@ -114,6 +118,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     controls.add_argument("--out", type=Path, help="where the planted runs go (default: temp)")
     controls.add_argument("--work-root", type=Path)
     _common_judge(controls)
+
+    cal = sub.add_parser(
+        "calibrate", help="ask the judge about every question's reference and wrong answers"
+    )
+    cal.add_argument("--suite", default="full", help="whose question tasks (default full)")
+    cal.add_argument("--out", type=Path, help="write calibration.json here")
+    _common_judge(cal)
 
     gate = sub.add_parser("gate", help="compare a run with its expectations")
     gate.add_argument("dir", type=Path, metavar="DIR")

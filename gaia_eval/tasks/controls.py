@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gaia_eval.tasks.definitions import TaskDef
+from gaia_eval.tasks.judge import Attempt
 from gaia_eval.tasks.models import Judgement, TaskResult
 
 CONTROL_TASK = "02-bugfix"
@@ -94,4 +96,38 @@ def assess(results: dict[str, TaskResult], grades: dict[str, Judgement]) -> Cont
         why.append(f"no-work attempt's work_quality {n.work_quality} > 2")
     if not gq > iq > nq:
         why.append(f"quality not ordered correct > invented > no-work ({gq}, {iq}, {nq})")
+    return ControlVerdict(not why, why)
+
+
+# ---- question calibration ----------------------------------------------------------------
+
+
+def calibration_attempts(tasks: list[TaskDef]) -> tuple[list[Attempt], dict[str, bool]]:
+    """Every question task's reference answer (must pass) and wrong answers (must fail)."""
+    attempts: list[Attempt] = []
+    expected: dict[str, bool] = {}
+    for task in tasks:
+        if task.check != "stated":
+            continue
+        answers = [("genuine", task.genuine_answer, True)] + [
+            (f"wrong{i}", a, False) for i, a in enumerate(task.wrong_answers, 1)
+        ]
+        for tag, text, ok in answers:
+            aid = f"{task.id}:{tag}"
+            attempts.append(
+                Attempt(id=aid, task=task, prompt=task.prompt, answer=text, workspace_diff="")
+            )
+            expected[aid] = ok
+    return attempts, expected
+
+
+def assess_calibration(grades: dict[str, Judgement], expected: dict[str, bool]) -> ControlVerdict:
+    why = []
+    for aid, ok in expected.items():
+        g = grades.get(aid)
+        if g is None or g.error is not None:
+            why.append(f"{aid}: unjudged ({g.error if g else 'no grade'})")
+        elif g.answers_correctly is not ok:
+            want = "pass" if ok else "fail"
+            why.append(f"{aid}: the judge did not {want} it ({g.missing or g.one_line})")
     return ControlVerdict(not why, why)
