@@ -89,6 +89,7 @@ def _revision() -> str | None:
 
 def run_suite(cfg: RunConfig) -> list[Path]:
     """Run every repeat; returns the run folders (`out`, or `out/r1`, `out/r2`, ...)."""
+    ensure_toolchain()
     dirs: list[Path] = []
     with eval_lock(f"gaia-eval tasks run --suite {cfg.suite}"):
         for r in range(1, cfg.repeats + 1):
@@ -98,6 +99,19 @@ def run_suite(cfg: RunConfig) -> list[Path]:
             if cfg.judge is not None:
                 cfg.judge(run_dir)
     return dirs
+
+
+def ensure_toolchain() -> None:
+    """The agent's toolchain is this interpreter; its checks and `run_pytest` need pytest."""
+    import importlib.util
+    import sys
+
+    if importlib.util.find_spec("pytest") is None:
+        msg = (
+            f"{sys.executable} has no pytest, which every harness's toolchain and the checks "
+            "need: pip install pytest (or pip install 'gaia-eval[tasks]')"
+        )
+        raise InfrastructureError(msg)
 
 
 def run_one(cfg: RunConfig, run_dir: Path, repeat: int) -> Scorecard:
