@@ -383,3 +383,20 @@ def test_interrupted_run_keeps_finished_tasks(tmp_path: Path) -> None:
     assert [t.id for t in card.tasks] == ["21-qa"]
     assert card.task_ids == ["21-qa", "02-bugfix"]
     assert not list((tmp_path / "work").iterdir())
+
+
+def test_run_refuses_a_toolchain_without_pytest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from gaia_eval.core.errors import InfrastructureError
+    from gaia_eval.tasks.runner import run_suite
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pytest" else real(name, *a)
+    )
+    with pytest.raises(InfrastructureError, match="no pytest"):
+        run_suite(_cfg(tmp_path, ReplayHarness({}), ["21-qa"]))
+    assert not (tmp_path / "run").exists()
