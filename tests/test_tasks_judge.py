@@ -337,7 +337,7 @@ def test_calibrate_passes_references_and_fails_wrong_answers(
             )
         assert rc == want and len(fake.requests) == 1  # every question in one call
         prompt = fake.requests[0]["messages"][-1]["content"]
-        assert prompt.count("(QUESTION)") == 12  # 4 questions x (reference + 2 wrong)
+        assert prompt.count("(QUESTION)") == 12  # full's 4 questions x (reference + 2 wrong)
     assert "b5-hang:wrong1: the judge did not fail it" in capsys.readouterr().out
 
 

@@ -22,6 +22,7 @@ from gaia_eval.core.progress import track
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.core.runmeta import RunClock
 from gaia_eval.llm.pricing import price
+from gaia_eval.tasks import ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
 from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.harnesses.base import Harness
@@ -170,6 +171,17 @@ def run_cost(tasks: list[TaskResult]) -> RunCost:
     )
 
 
+def task_env(root: Path, task: TaskDef) -> dict[str, str]:
+    """The agent env plus the task's offline gh stand-in first on PATH."""
+    env = agent_env()
+    gh_bin = ghstub.install(root, task.gh)
+    env["PATH"] = os.pathsep.join([str(gh_bin), env["PATH"]])
+    env["GH_CONFIG_DIR"] = str(root / "gh" / "config")
+    env["GH_PROMPT_DISABLED"] = "1"
+    env["GH_NO_UPDATE_NOTIFIER"] = "1"
+    return env
+
+
 def run_task(cfg: RunConfig, task: TaskDef, task_dir: Path) -> TaskResult:
     task_dir.mkdir(parents=True, exist_ok=True)
     ws = prepare(task, cfg.work_root)
@@ -182,7 +194,7 @@ def run_task(cfg: RunConfig, task: TaskDef, task_dir: Path) -> TaskResult:
         agent_dir = ws.root / "agent"
         agent_dir.mkdir(exist_ok=True)
         plan = cfg.harness.launch(task.id, prompt, ws.project, agent_dir, task.max_steps)
-        env = agent_env()
+        env = task_env(ws.root, task)
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
         try:
             done = run_capped(
@@ -198,6 +210,8 @@ def run_task(cfg: RunConfig, task: TaskDef, task_dir: Path) -> TaskResult:
             msg = f"harness {cfg.harness.name} could not start {plan.argv[0]!r}: {err}"
             raise InfrastructureError(msg) from err
         outcome = cfg.harness.collect(agent_dir, stdout, stderr)
+        # Counted before the checks: probes call gh too, and those calls are not the agent's.
+        gh_counts = ghstub.counts(ws.root)
         if done.timed_out and not outcome.error:
             outcome.error = f"cut off at the {cfg.run_timeout_s:g}s wall-clock cap"
             outcome.error_kind = "failed"
@@ -214,6 +228,7 @@ def run_task(cfg: RunConfig, task: TaskDef, task_dir: Path) -> TaskResult:
             wall=done.wall_seconds,
         )
         result.timed_out = done.timed_out
+        result.gh_calls, result.gh_blocked_writes = gh_counts
         transcript = Transcript(
             task=task.id,
             prompt=prompt,
