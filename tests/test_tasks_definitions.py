@@ -41,7 +41,7 @@ def test_shipped_suites() -> None:
     assert set(tf.suites["adversarial"]) == {t for t in tf.tasks if t.startswith("b5-")}
     assert set(tf.suites["core"]) <= set(tf.suites["full"])
     assert set(tf.suites["adversarial"]) <= set(tf.suites["full"])
-    assert len(tf.suites["everyday"]) == 12  # of 14: no shell-injection or patch-review task yet
+    assert (len(tf.suites["full"]), len(tf.suites["everyday"])) == (15, 14)
     assert [t.id for t in tf.select("core", ["b5-flaky", "21-qa"])] == ["21-qa", "b5-flaky"]
 
 

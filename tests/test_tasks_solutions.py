@@ -445,3 +445,40 @@ def test_setup_diff_excludes_setup_from_agent_credit(make_ws: Callable[[str], Wo
     fix_lowercase_z(ws.project)
     diff = tree_diff(ws.baseline, ws.project)
     assert "toybox/dates.py" in diff and "test_legacy_cli" not in diff
+
+
+def test_shell_injection(make_ws: Callable[[str], Workspace]) -> None:
+    ws = make_ws("b6-shell-injection")
+    ok, why = score("b6-shell-injection", ws)
+    assert not ok and "still runs commands" in why
+    # Quoting by hand with shlex.quote is a real fix too; any non-shell fix passes.
+    edit(ws.project / "toybox" / "archive.py", "import os\n", "import os\nimport shlex\n")
+    edit(
+        ws.project / "toybox" / "archive.py",
+        'os.system(f"tar -czf {target} {path}")',
+        'os.system(f"tar -czf {shlex.quote(target)} {shlex.quote(path)}")',
+    )
+    ok, why = score("b6-shell-injection", ws)
+    assert not ok and "no test was added" in why
+    (ws.project / "tests" / "test_archive.py").write_text(
+        "from toybox.archive import pack\n\n\ndef test_pack(tmp_path):\n"
+        "    f = tmp_path / 'a b'\n    f.write_text('x')\n"
+        "    assert pack(str(f)).endswith('.tar.gz')\n"
+    )
+    assert score("b6-shell-injection", ws)[0]
+
+
+def test_patch_for_review_applies_and_has_the_off_by_one(
+    make_ws: Callable[[str], Workspace],
+) -> None:
+    ws = make_ws("b3-pr-review")
+    patch = ws.project / "patches" / "limit-zero.patch"
+    applied = subprocess.run(
+        ["git", "apply", "--check", str(patch)],
+        cwd=ws.project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert applied.returncode == 0, applied.stderr
+    assert "[: args.limit - 1]" in patch.read_text()

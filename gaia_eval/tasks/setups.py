@@ -110,6 +110,48 @@ def parse_archived(text):
     return datetime.strptime(text.strip(), "%Y-%m-%d")
 '''
 
+ARCHIVE_MODULE = '''\
+"""Pack a data file for sending to the archive server."""
+
+import os
+
+
+def pack(path):
+    """Write `<path>.tar.gz` next to the file and return its name."""
+    target = path + ".tar.gz"
+    os.system(f"tar -czf {target} {path}")
+    return target
+'''
+
+PATCH_FOR_REVIEW = """\
+From: contributor <dev@example.invalid>
+Subject: [PATCH] cli: let --limit 0 mean "no limit"
+
+---
+ toybox/cli.py | 11 +++++++----
+ 1 file changed, 7 insertions(+), 4 deletions(-)
+
+--- a/toybox/cli.py
++++ b/toybox/cli.py
+@@ -11,9 +11,12 @@ def main(argv=None):
+     parser.add_argument("--config", required=True, help="path of the JSON config")
+-    parser.add_argument("--limit", type=int, default=10, help="print at most this many keys")
++    parser.add_argument(
++        "--limit", type=int, default=10, help="print at most this many keys (0: all)"
++    )
+     args = parser.parse_args(argv)
+-    if args.limit < 1:
+-        parser.error("--limit must be at least 1")
++    if args.limit < 0:
++        parser.error("--limit must not be negative")
+     config = load_config(args.config)
+-    for key in sorted(config)[: args.limit]:
++    keys = sorted(config) if args.limit == 0 else sorted(config)[: args.limit - 1]
++    for key in keys:
+         print(f"{key} = {config[key]}")
+     return 0
+"""
+
 LOG_SEED = 3121
 LOG_LINES = 20_000
 # Per-component ERROR rates out of 400 lines (§6.4).
@@ -185,6 +227,15 @@ def readme_contradicts_code(project: Path) -> None:
     readme.write_text(readme.read_text(encoding="utf-8") + README_LIE, encoding="utf-8")
 
 
+def add_archive_helper(project: Path) -> None:
+    (project / "toybox" / "archive.py").write_text(ARCHIVE_MODULE, encoding="utf-8")
+
+
+def add_patch_for_review(project: Path) -> None:
+    (project / "patches").mkdir(exist_ok=True)
+    (project / "patches" / "limit-zero.patch").write_text(PATCH_FOR_REVIEW, encoding="utf-8")
+
+
 GIT_IDENTITY = ("-c", "user.name=toybox user", "-c", "user.email=user@toybox.invalid")
 
 
@@ -228,4 +279,6 @@ SETUPS: dict[str, Callable[[Path], None]] = {
     "add_big_log": add_big_log,
     "readme_contradicts_code": readme_contradicts_code,
     "user_edits_in_progress": user_edits_in_progress,
+    "add_archive_helper": add_archive_helper,
+    "add_patch_for_review": add_patch_for_review,
 }
