@@ -337,7 +337,8 @@ def test_calibrate_passes_references_and_fails_wrong_answers(
             )
         assert rc == want and len(fake.requests) == 1  # every question in one call
         prompt = fake.requests[0]["messages"][-1]["content"]
-        assert prompt.count("(QUESTION)") == 12  # full's 4 questions x (reference + 2 wrong)
+        questions = [t for t in TASKS.select("full") if t.check == "stated"]
+        assert prompt.count("(QUESTION)") == sum(1 + len(t.wrong_answers) for t in questions)
     assert "b5-hang:wrong1: the judge did not fail it" in capsys.readouterr().out
 
 
