@@ -351,3 +351,22 @@ def test_live_judge_calibration() -> None:
     if not model:
         pytest.skip("set GAIA_EVAL_JUDGE_MODEL to ask a live judge")
     assert main(["tasks", "calibrate", "--judge-model", model]) == 0
+
+
+def test_run_then_judge_in_one_command(tmp_path: Path) -> None:
+    reply = {"content": json.dumps({"grades": {"b5-hang": grade(answers_correctly=True)}})}
+    fake = FakeLLM([reply])
+    with serve(fake) as url:
+        rc = main(
+            [
+                "tasks", "run", "--suite", "adversarial", "--tasks", "b5-hang",
+                "--harness", "replay", "--replay", "reference",
+                "--judge-model", f"openai:{url}#j", "--out", str(tmp_path / "run"),
+                "--work-root", str(tmp_path / "w"),
+            ]
+        )  # fmt: skip
+    assert rc == 0
+    card = load_scorecard(tmp_path / "run")
+    assert card.judge_model == f"openai:{url}#j" and card.tasks[0].passed is True
+    assert "tests/test_retry.py" in fake.requests[0]["messages"][-1]["content"]  # setup diff
+    assert "| b5-hang | PASS |" in (tmp_path / "run" / "summary.md").read_text()
