@@ -400,3 +400,29 @@ def test_run_refuses_a_toolchain_without_pytest(
     with pytest.raises(InfrastructureError, match="no pytest"):
         run_suite(_cfg(tmp_path, ReplayHarness({}), ["21-qa"]))
     assert not (tmp_path / "run").exists()
+
+
+def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
+    from gaia_eval.tasks.definitions import data_dir
+    from gaia_eval.tasks.isolation import fence_available
+
+    if not fence_available():
+        pytest.skip("bubblewrap cannot create a sandbox on this machine")
+    probe = (
+        f"ls {data_dir()} | wc -l; cat ../.baseline/README.md 2>/dev/null | wc -l; "
+        f"ls {tmp_path / 'run'} | wc -l; echo written > note.txt; cat note.txt"
+    )
+    script = [{"tool": "run_shell", "args": {"command": probe}}, {"answer": "x"}]
+    results = {}
+    for fence in (False, True):
+        out = tmp_path / "run"
+        cfg = _cfg(
+            tmp_path, ReplayHarness({"21-qa": script}, full_access=True), ["21-qa"], fence=fence
+        )
+        card = run_one(cfg, out / str(fence), 1)
+        assert card.fenced is fence
+        (call,) = _transcript(out / str(fence), "21-qa").outcome.tool_calls
+        results[fence] = call.result.split("\n")[1:5]
+    data_files, baseline_lines, _, written = results[False]
+    assert int(data_files) >= 3 and int(baseline_lines) > 5 and written == "written"
+    assert results[True] == ["0", "0", "0", "written"]

@@ -72,8 +72,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, RunConfig, judge_run, run_suite
 
     if args.fence:
-        msg = "--fence: no fence is available in this build; refused rather than pretended"
-        raise InvalidInputError(msg)
+        from gaia_eval.tasks.isolation import fence_available
+
+        if not fence_available():
+            msg = (
+                "--fence: bubblewrap (bwrap) is missing or cannot create a sandbox here "
+                "(install the Debian package bubblewrap; user namespaces must be allowed); "
+                "refused rather than pretended"
+            )
+            raise InvalidInputError(msg)
     suite = args.suite or _env("suite") or "core"
     harness_name = args.harness or _env("harness") or "builtin"
     taskfile = load_tasks(args.tasks_file)
@@ -130,6 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         full_access=args.full_access,
         price_override=_price(args),
         keep_workdirs=args.keep_workdirs,
+        fence=args.fence,
         judge=judge if judge_model else None,
     )
     if work_root is not None:

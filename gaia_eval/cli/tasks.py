@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--fence",
         action="store_true",
-        help="fence the agent off the answer keys (not available yet)",
+        help="fence the agent off the answer keys, results and other workdirs (bubblewrap)",
     )
     run.add_argument("--no-judge", action="store_true", help="skip judging")
     run.add_argument(

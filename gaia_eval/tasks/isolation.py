@@ -141,3 +141,38 @@ def run_text(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
     return (-9 if timed_out else proc.returncode), out.decode("utf-8", "replace"), timed_out
+
+
+# ---- the fence ----------------------------------------------------------------------------
+
+
+def fence_available() -> bool:
+    """True when bubblewrap exists and can create a sandbox here (user namespaces allowed)."""
+    import shutil
+
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return False
+    try:
+        probe = subprocess.run(
+            [exe, "--dev-bind", "/", "/", "true"], capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
+
+
+def fenced_argv(
+    argv: list[str], hide: list[Path], expose: list[Path], rehide: list[Path]
+) -> list[str]:
+    """Wrap `argv` in bubblewrap: the whole file system as it is, except `hide` (each
+    replaced by an empty tmpfs), then `expose` bound back in, then `rehide` hidden again.
+    Order matters: bwrap applies the mounts in sequence."""
+    out = ["bwrap", "--dev-bind", "/", "/", "--die-with-parent"]
+    for p in hide:
+        out += ["--tmpfs", str(p)]
+    for p in expose:
+        out += ["--bind", str(p), str(p)]
+    for p in rehide:
+        out += ["--tmpfs", str(p)]
+    return out + argv

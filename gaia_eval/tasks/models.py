@@ -194,7 +194,7 @@ class Scorecard(_Model):
     full_access: bool = False
     """Built-in harness ran without path boundary and guardrails."""
     fenced: bool = False
-    """The agent was fenced off the answer keys (not available yet: always false)."""
+    """The agent ran inside the bubblewrap fence (answer keys, results, other workdirs hidden)."""
     therock_url: str | None = None
     """Where therock tasks clone from (unused here)."""
     tasks: list[TaskResult] = Field(default_factory=list)

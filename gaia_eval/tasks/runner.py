@@ -24,9 +24,9 @@ from gaia_eval.core.runmeta import RunClock
 from gaia_eval.llm.pricing import price
 from gaia_eval.tasks import ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
-from gaia_eval.tasks.definitions import TaskDef
+from gaia_eval.tasks.definitions import TaskDef, data_dir
 from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import agent_env, run_capped
+from gaia_eval.tasks.isolation import agent_env, fenced_argv, run_capped
 from gaia_eval.tasks.models import (
     AgentOutcome,
     Judgement,
@@ -58,6 +58,7 @@ class RunConfig:
     work_root: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "gaia-eval-tasks")
     repeats: int = 1
     full_access: bool = False
+    fence: bool = False
     price_override: tuple[float, float] | None = None
     keep_workdirs: bool = False
     tests_timeout_s: float = 240.0
@@ -126,6 +127,7 @@ def run_one(cfg: RunConfig, run_dir: Path, repeat: int) -> Scorecard:
         revision=_revision(),
         run_timeout_s=cfg.run_timeout_s,
         full_access=cfg.full_access,
+        fenced=cfg.fence,
         task_ids=[t.id for t in cfg.tasks],
         meta=clock.meta,
     )
@@ -196,9 +198,19 @@ def run_task(cfg: RunConfig, task: TaskDef, task_dir: Path) -> TaskResult:
         plan = cfg.harness.launch(task.id, prompt, ws.project, agent_dir, task.max_steps)
         env = task_env(ws.root, task)
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
+        argv = plan.argv
+        if cfg.fence:
+            # The answer keys (task definitions, reference attempts), the results, every
+            # other task's workdir and this task's baseline are invisible to the agent.
+            argv = fenced_argv(
+                argv,
+                hide=[data_dir(), cfg.out.resolve(), cfg.work_root.resolve()],
+                expose=[ws.root],
+                rehide=[ws.baseline],
+            )
         try:
             done = run_capped(
-                plan.argv,
+                argv,
                 cwd=ws.project,
                 env=env,
                 timeout_s=cfg.run_timeout_s,
