@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -118,3 +119,23 @@ def test_agent_env_drops_secrets_and_launcher_settings() -> None:
     assert is_secret_name("x-api-key") and not is_secret_name("EDITOR")
     # The rule is by substring, on purpose: a false positive costs nothing, a miss leaks.
     assert is_secret_name("MONKEY_PATCH")
+
+
+def test_unchanged_naming_a_file_absent_from_the_baseline_is_a_definition_error(
+    tmp_path: Path,
+) -> None:
+    from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.tasks.checks import check_unchanged
+
+    (tmp_path / "base").mkdir()
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "base" / "a.txt").write_text("x")
+    (tmp_path / "proj" / "a.txt").write_text("x")
+    assert check_unchanged(("a.txt",), tmp_path / "proj", tmp_path / "base").passed
+    (tmp_path / "proj" / "a.txt").write_text("y")
+    assert (
+        check_unchanged(("a.txt",), tmp_path / "proj", tmp_path / "base").detail
+        == "a.txt was modified"
+    )
+    with pytest.raises(InvalidInputError, match="absent from the baseline"):
+        check_unchanged(("nope.txt",), tmp_path / "proj", tmp_path / "base")

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.definitions import Expect, TaskDef
 from gaia_eval.tasks.isolation import run_text
 from gaia_eval.tasks.models import AgentOutcome, CheckRecord, ToolCall
@@ -48,8 +49,8 @@ def check_unchanged(paths: tuple[str, ...], project: Path, baseline: Path) -> Ch
         base = baseline / rel
         if not base.is_file():
             # A task naming a file its own setup never made is a task-definition error.
-            msg = f"task definition error: unchanged file {rel!r} is not in the baseline"
-            raise ValueError(msg)
+            msg = f"task definition error: expect.unchanged names {rel!r}, absent from the baseline"
+            raise InvalidInputError(msg)
         cur = project / rel
         if not cur.is_file():
             return CheckRecord(kind="unchanged", passed=False, detail=f"{rel} was deleted")
