@@ -8,6 +8,10 @@ Each area keeps to its own section below.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -29,8 +33,9 @@ def normalize_whitespace(text: str) -> tuple[str, npt.NDArray[np.int64]]:
     Returns the normalized text and, for each of its characters, the index of the
     character in `text` it came from (code points, as Python indexes a str).
     """
-    if not isinstance(text, str):
-        msg = f"text must be str, not {type(text).__name__}"
+    given: object = text  # callers outside mypy's reach may pass anything
+    if not isinstance(given, str):
+        msg = f"text must be str, not {type(given).__name__}"
         raise TypeError(msg)
     try:
         norm, offsets = _core.normalize_whitespace(text)
@@ -45,12 +50,395 @@ def normalize_whitespace(text: str) -> tuple[str, npt.NDArray[np.int64]]:
 
 
 # ---- metrics ---------------------------------------------------------------------------
+# Ranking metrics with trec_eval semantics (recall_k, P_k, recip_rank, ndcg_cut_k):
+# - relevant means grade > 0; P@k divides by k even when fewer than k docs were ranked;
+#   recall@k divides by the number of relevant docs; nDCG@k uses the grade as gain and
+#   1/log2(rank + 1) as discount, over the ideal DCG of the judged grades sorted
+#   descending and cut at k; rr is 1/rank of the first relevant doc in the whole ranking.
+# - A ranking row ends at its first negative id (-1 padding, as FAISS returns).
+# - A doc id repeated in one ranking keeps its rank slot, but only its first occurrence
+#   can count (later copies are non-relevant): repeating a hit never raises a score.
+# - A query with no relevant judgement raises ValueError naming the query.
+
+Int64Array = npt.NDArray[np.int64]
+Float64Array = npt.NDArray[np.float64]
+
+
+def _cutoffs(ks: Sequence[int] | Int64Array) -> Int64Array:
+    out: list[int] = []
+    for i, k in enumerate(ks):
+        if isinstance(k, bool) or not isinstance(k, int | np.integer):
+            msg = f"ks[{i}] must be an int, not {type(k).__name__}"
+            raise TypeError(msg)
+        if k < 1:
+            msg = f"ks[{i}] = {k}: every cutoff k must be >= 1"
+            raise ValueError(msg)
+        out.append(int(k))
+    return np.asarray(out, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class RankingScores:
+    """Per-query ranking metrics; row i is query i (or `qids[i]` when named)."""
+
+    ks: tuple[int, ...]
+    """The cutoffs, in the column order of recall, precision and ndcg."""
+    recall: Float64Array
+    """(Q, len(ks)): relevant docs in the top k / all relevant docs."""
+    precision: Float64Array
+    """(Q, len(ks)): relevant docs in the top k / k."""
+    ndcg: Float64Array
+    """(Q, len(ks)): DCG@k / ideal DCG@k."""
+    rr: Float64Array
+    """(Q,): 1 / rank of the first relevant doc, 0 when none was ranked."""
+    qids: tuple[str, ...] | None = None
+    """Query ids in row order, when the input named them."""
+
+    def summary(self) -> dict[str, float]:
+        """Means over queries: recall@k, P@k, ndcg@k for each k, and mrr."""
+        if self.rr.size == 0:
+            msg = "no queries to summarise"
+            raise ValueError(msg)
+        out: dict[str, float] = {}
+        for j, k in enumerate(self.ks):
+            out[f"recall@{k}"] = float(self.recall[:, j].mean())
+            out[f"P@{k}"] = float(self.precision[:, j].mean())
+            out[f"ndcg@{k}"] = float(self.ndcg[:, j].mean())
+        out["mrr"] = float(self.rr.mean())
+        return out
+
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """{qid: {"recall@k": .., "P@k": .., "ndcg@k": .., "rr": ..}} (row index if unnamed)."""
+        names = self.qids if self.qids is not None else tuple(str(i) for i in range(len(self.rr)))
+        out: dict[str, dict[str, float]] = {}
+        for i, qid in enumerate(names):
+            row: dict[str, float] = {}
+            for j, k in enumerate(self.ks):
+                row[f"recall@{k}"] = float(self.recall[i, j])
+                row[f"P@{k}"] = float(self.precision[i, j])
+                row[f"ndcg@{k}"] = float(self.ndcg[i, j])
+            row["rr"] = float(self.rr[i])
+            out[qid] = row
+        return out
+
+
+@dataclass(frozen=True)
+class FirstHitScores:
+    """Per-query hit@k and reciprocal rank from first-hit ranks."""
+
+    ks: tuple[int, ...]
+    """The cutoffs, in the column order of recall."""
+    recall: Float64Array
+    """(Q, len(ks)): 1.0 when the first hit is within the top k, else 0.0."""
+    rr: Float64Array
+    """(Q,): 1 / first-hit rank, 0 for a miss."""
+
+    def summary(self) -> dict[str, float]:
+        """Means over queries: recall@k for each k (share of queries hit within k), and mrr."""
+        if self.rr.size == 0:
+            msg = "no queries to summarise"
+            raise ValueError(msg)
+        out = {f"recall@{k}": float(self.recall[:, j].mean()) for j, k in enumerate(self.ks)}
+        out["mrr"] = float(self.rr.mean())
+        return out
+
+
+def ranking_metrics(
+    ranked: Int64Array,
+    qrel_offsets: Int64Array,
+    qrel_docs: Int64Array,
+    qrel_grades: Int64Array,
+    ks: Sequence[int] | Int64Array,
+) -> RankingScores:
+    """recall@k, P@k, nDCG@k and reciprocal rank of Q queries (trec_eval semantics).
+
+    `ranked` is int64 (Q, depth), best first, padded with -1 (FAISS's search output
+    shape). The judgements are CSR: query q's are `qrel_docs[qrel_offsets[q]:
+    qrel_offsets[q + 1]]` with grades `qrel_grades` at the same positions
+    (`qrels_to_csr` builds them). Raises TypeError on a wrong dtype and ValueError on
+    bad shapes or values, naming the argument.
+    """
+    cut = _cutoffs(ks)
+    recall, precision, ndcg, rr = _core.ranking_metrics(
+        ranked, qrel_offsets, qrel_docs, qrel_grades, cut
+    )
+    return RankingScores(tuple(cut.tolist()), recall, precision, ndcg, rr)
+
+
+def first_hit_metrics(
+    ranks: Sequence[int | None] | Int64Array, ks: Sequence[int] | Int64Array
+) -> FirstHitScores:
+    """hit@k (recall@k with one relevant item) and reciprocal rank from first-hit ranks.
+
+    `ranks[i]` is the 1-based rank of query i's first hit; None or 0 means a miss.
+    """
+    cut = _cutoffs(ks)
+    if isinstance(ranks, np.ndarray):
+        arr = ranks
+    else:
+        values: list[int] = []
+        for i, r in enumerate(ranks):
+            if r is None:
+                values.append(0)
+            elif isinstance(r, bool) or not isinstance(r, int | np.integer):
+                msg = f"ranks[{i}] must be an int or None, not {type(r).__name__}"
+                raise TypeError(msg)
+            else:
+                values.append(int(r))
+        arr = np.asarray(values, dtype=np.int64)
+    recall, rr = _core.first_hit_metrics(arr, cut)
+    return FirstHitScores(tuple(cut.tolist()), recall, rr)
+
+
+def qrels_to_csr(
+    qrels: Sequence[Mapping[int, int]],
+) -> tuple[Int64Array, Int64Array, Int64Array]:
+    """(qrel_offsets, qrel_docs, qrel_grades) from one {doc id: grade} mapping per query.
+
+    Ids and grades must be ints: a float or str is refused rather than truncated.
+    """
+    lengths = [len(judged) for judged in qrels]
+    offsets = np.zeros(len(qrels) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    docs = np.asarray(list(itertools.chain.from_iterable(j.keys() for j in qrels)))
+    grades = np.asarray(list(itertools.chain.from_iterable(j.values() for j in qrels)))
+    for name, arr, part in (("doc id", docs, "keys"), ("grade", grades, "values")):
+        if arr.size and arr.dtype.kind != "i":
+            for q, judged in enumerate(qrels):
+                for item in getattr(judged, part)():
+                    if isinstance(item, bool) or not isinstance(item, int | np.integer):
+                        msg = f"qrels[{q}]: {name} {item!r} must be an int"
+                        raise TypeError(msg)
+            msg = f"qrels: every {name} must fit in int64"
+            raise ValueError(msg)
+    return offsets, docs.astype(np.int64).reshape(-1), grades.astype(np.int64).reshape(-1)
+
+
+def evaluate_run(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Mapping[str, float] | Sequence[str]],
+    ks: Sequence[int],
+) -> RankingScores:
+    """The metrics from pytrec_eval-shaped dicts: {qid: {doc: grade}} and a run.
+
+    A run entry is either a ranked list of doc ids (best first) or {doc: score}, ranked
+    by score descending with ties broken by doc id descending, as trec_eval does. The
+    queries are those of `qrels`, in its order: a query absent from `run` ranked nothing
+    and scores 0 (it is not skipped). A run query absent from `qrels` has no relevance
+    set, which is an error.
+    """
+    extra = [qid for qid in run if qid not in qrels]
+    if extra:
+        msg = f"run: query {extra[0]!r} has no judgements in qrels (no relevance set)"
+        raise ValueError(msg)
+    qids = tuple(qrels)
+    rows: list[list[int]] = []
+    csr: list[dict[int, int]] = []
+    for qid in qids:
+        judged = qrels[qid]
+        # Ids local to the query: judged docs 0..n-1, every unjudged doc n (it can never
+        # count, so telling unjudged docs apart is not needed).
+        local = {doc: i for i, doc in enumerate(judged)}
+        csr.append(dict(enumerate(judged.values())))
+        entry = run.get(qid, ())
+        if isinstance(entry, Mapping):
+            ranking: Sequence[str] = [
+                doc for doc, _ in sorted(entry.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+            ]
+        elif isinstance(entry, str):
+            msg = f"run[{qid!r}] must be a list of doc ids or {{doc: score}}, not str"
+            raise TypeError(msg)
+        else:
+            ranking = entry
+        unjudged = len(local)
+        rows.append([local.get(doc, unjudged) for doc in ranking])
+    depth = max((len(r) for r in rows), default=0)
+    ranked = np.full((len(rows), depth), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        ranked[i, : len(r)] = r
+    offsets, docs, grades = qrels_to_csr(csr)
+    try:
+        scores = ranking_metrics(ranked, offsets, docs, grades, ks)
+    except ValueError as err:
+        # Name the query by its id rather than its row.
+        text = str(err)
+        for i, qid in enumerate(qids):
+            if text.startswith(f"query {i} "):
+                text = f"query {qid!r} " + text[len(f"query {i} ") :]
+                break
+        raise ValueError(text) from err
+    return RankingScores(
+        scores.ks, scores.recall, scores.precision, scores.ndcg, scores.rr, qids=qids
+    )
 
 
 # ---- evidence --------------------------------------------------------------------------
+
+EvidenceDocument = _core.EvidenceDocument
+"""A document's normalized text and "[Page N]" markers, held natively (see evidence.hpp)."""
+
+ChunkSpan = tuple[int, int, tuple[int, ...]]
+
+
+def evidence_document(extracted: str) -> _core.EvidenceDocument:
+    """Normalize `extracted` once and find its page markers; later calls reuse the result."""
+    return _core.EvidenceDocument(extracted)  # the binding rejects a non-str
+
+
+def evidence_locate(
+    doc: _core.EvidenceDocument, chunks: list[str], pieces: list[bool]
+) -> list[ChunkSpan | None]:
+    """Locate chunks (document order) by the cursor walk; (start, end, pages) or None each.
+
+    `pieces[i]` marks chunk i as a piece of a window split to fit the embedder; empty: none.
+    """
+    if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
+        msg = "chunks must be a list of str"
+        raise TypeError(msg)
+    if pieces and len(pieces) != len(chunks):
+        msg = f"pieces has {len(pieces)} entries for {len(chunks)} chunks"
+        raise ValueError(msg)
+    return doc.locate(chunks, [bool(s) for s in pieces])
+
+
+def evidence_resolve(
+    doc: _core.EvidenceDocument, quote: str, page: int | None, near: str | None
+) -> tuple[int, int, int]:
+    """Resolve a quote: (status, start, end); status 0 ok, 1 empty quote, 2 unknown page,
+    3 near hint not in the document, 4 quote not found (start = end = -1 unless ok)."""
+    if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
+        msg = f"page must be an int >= 1, not {page!r}"
+        raise ValueError(msg)
+    return doc.resolve(quote, page or 0, near or "")
+
+
+def evidence_find(hay: str, needle: str, start: int = 0, end: int | None = None) -> int:
+    """First index of `needle` wholly inside hay[start:end] (no negative indexing), or -1.
+
+    Unlike str.find, an empty needle is never found: an empty label matches nothing.
+    """
+    return _core.evidence_find(hay, needle, start, len(hay) if end is None else end)
 
 
 # ---- grep ------------------------------------------------------------------------------
 
 
 # ---- scrub -----------------------------------------------------------------------------
+# Imported here, not at the top, so each area's section stays self-contained.
+from collections.abc import Iterable  # noqa: E402
+from typing import NamedTuple  # noqa: E402
+
+from gaia_eval.core.errors import LeakError  # noqa: E402
+
+
+class ScrubFinding(NamedTuple):
+    """One redaction: its kind and where the redacted bytes were in the input (never the
+    value itself)."""
+
+    kind: str
+    offset: int
+    length: int
+
+
+def _as_bytes(data: object, name: str) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    msg = f"{name} must be bytes, not {type(data).__name__}"
+    raise TypeError(msg)
+
+
+def _known_bytes(value: bytes | str) -> bytes:
+    if isinstance(value, str):
+        # Environment values carry undecodable bytes as surrogate escapes.
+        return value.encode("utf-8", "surrogateescape")
+    return _as_bytes(value, "known value")
+
+
+def _leak(err: Exception) -> LeakError:
+    return LeakError(str(err))
+
+
+def scrub_kinds() -> tuple[str, ...]:
+    """Every redaction kind, in rule order ("known-secret", "private-key", "sk", ...)."""
+    return tuple(_core.scrub_kinds())
+
+
+def scrub_known_value_ok(value: bytes | str) -> bool:
+    """Whether a value counts as a known secret: 12..16384 bytes, not starting with '/',
+    '~' or '.', no ASCII whitespace."""
+    return bool(_core.scrub_known_value_ok(_known_bytes(value)))
+
+
+class ScrubStream:
+    """Streaming scrubber: `feed` returns the scrubbed bytes decided so far (always
+    re-checked), `finish` the rest. A secret split across feeds is still found; memory
+    stays bounded by a carry of about 40 KiB per round."""
+
+    def __init__(self, scrubber: Scrubber) -> None:
+        self._stream = _core.ScrubStream(scrubber._core)
+
+    def feed(self, data: bytes | bytearray | memoryview) -> bytes:
+        try:
+            return self._stream.feed(_as_bytes(data, "data"))
+        except _core.ScrubLeakError as err:
+            raise _leak(err) from None
+
+    def finish(self) -> bytes:
+        try:
+            return self._stream.finish()
+        except _core.ScrubLeakError as err:
+            raise _leak(err) from None
+
+    def take_findings(self) -> list[ScrubFinding]:
+        """Findings since the last call, offsets in the whole input stream."""
+        return [ScrubFinding(*f) for f in self._stream.take_findings()]
+
+
+class Scrubber:
+    """The native secret scanner with its known values fixed at construction.
+
+    `skip` names kinds to leave unredacted (the re-check still sees them, so a skipped
+    kind present in the text raises LeakError: that is how the refusal is tested).
+    """
+
+    def __init__(self, known: Iterable[bytes | str] = (), skip: Iterable[str] = ()) -> None:
+        kinds = set(scrub_kinds())
+        skip_list = list(skip)
+        for kind in skip_list:
+            if kind not in kinds:
+                msg = f"skip: unknown scrub kind {kind!r}; known kinds: {', '.join(sorted(kinds))}"
+                raise ValueError(msg)
+        self._core = _core.Scrubber([_known_bytes(v) for v in known], skip_list)
+
+    @property
+    def known_count(self) -> int:
+        """How many distinct known values qualified."""
+        return int(self._core.known_count)
+
+    def scrub(self, data: bytes | bytearray | memoryview) -> bytes:
+        """Redact every secret; raises LeakError if one survives the re-check."""
+        try:
+            out, _ = self._core.scrub(_as_bytes(data, "data"), False)
+        except _core.ScrubLeakError as err:
+            raise _leak(err) from None
+        return out
+
+    def scrub_report(
+        self, data: bytes | bytearray | memoryview
+    ) -> tuple[bytes, list[ScrubFinding]]:
+        """The scrubbed bytes and what was redacted (offsets into `data`)."""
+        try:
+            out, found = self._core.scrub(_as_bytes(data, "data"), True)
+        except _core.ScrubLeakError as err:
+            raise _leak(err) from None
+        return out, [ScrubFinding(*f) for f in found or ()]
+
+    def find(self, data: bytes | bytearray | memoryview) -> list[ScrubFinding]:
+        """One pass of every rule without redaction: the re-check on its own."""
+        return [ScrubFinding(*f) for f in self._core.find(_as_bytes(data, "data"))]
+
+    def stream(self) -> ScrubStream:
+        """A new streaming scrubber with this configuration."""
+        return ScrubStream(self)

@@ -67,6 +67,8 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_lock(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_lock(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Tests never contend with a real eval running on the developer's machine.
     monkeypatch.setenv("GAIA_EVAL_LOCK_DIR", str(tmp_path_factory.mktemp("lock")))

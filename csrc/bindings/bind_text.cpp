@@ -24,5 +24,6 @@ void register_text(py::module_& m) {
         return py::make_tuple(py::cast(norm.text), std::move(offsets));
       },
       py::arg("text"),
-      "Collapse whitespace runs to one space and trim; returns (text, offsets into the input).");
+      "Collapse whitespace runs to one space and trim; returns (text, offsets into the "
+      "input).");
 }

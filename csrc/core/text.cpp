@@ -3,7 +3,8 @@
 namespace gaia::text {
 
 bool is_space(char32_t c) noexcept {
-  if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+  if (c <= 0x20)
+    return c == 0x20 || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
   switch (c) {
     case 0x85:
     case 0xA0:

@@ -21,10 +21,18 @@ def _command_modules() -> list[ModuleType]:
         if info.name == "main" or info.name.startswith("_"):
             continue
         mod = importlib.import_module(f"gaia_eval.cli.{info.name}")
-        # Only commands that work are listed: a module may say it has nothing to offer yet.
-        if hasattr(mod, "NAME") and hasattr(mod, "run") and getattr(mod, "available", bool)(1):
+        if _listed(mod):
             mods.append(mod)
     return mods
+
+
+def _listed(mod: ModuleType) -> bool:
+    """A command module is listed when it defines NAME and run, and, if it defines
+    `available() -> bool`, that says it works here (only commands that work are listed)."""
+    if not (hasattr(mod, "NAME") and hasattr(mod, "run")):
+        return False
+    available = getattr(mod, "available", None)
+    return available is None or bool(available())
 
 
 def build_parser() -> argparse.ArgumentParser:

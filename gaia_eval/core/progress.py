@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -23,7 +23,7 @@ def track(items: Iterable[T], description: str, total: int | None = None) -> Ite
         TimeElapsedColumn,
     )
 
-    if total is None and hasattr(items, "__len__"):
+    if total is None and isinstance(items, Sized):
         total = len(items)
     with Progress(
         TextColumn("{task.description}"),

@@ -8,6 +8,7 @@ never sees half a file and a crash never leaves a truncated artifact.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import tempfile
@@ -30,28 +31,28 @@ def _identity(text: str) -> str:
     return text
 
 
-_scrub_hook: ScrubHook = _identity
+# One mutable slot rather than a rebound global, so every reader sees the installed hook.
+_hook: dict[str, ScrubHook] = {"scrub": _identity}
 
 
 def set_scrub_hook(hook: ScrubHook) -> ScrubHook:
     """Install the scrubber every artifact passes through; returns the previous one."""
-    global _scrub_hook
-    previous = _scrub_hook
-    _scrub_hook = hook
+    previous = _hook["scrub"]
+    _hook["scrub"] = hook
     return previous
 
 
 def scrub_text(text: str) -> str:
     """Run the installed scrubber over `text` (raises LeakError on a survivor)."""
     _ensure_scrubber()
-    return _scrub_hook(text)
+    return _hook["scrub"](text)
 
 
 def _ensure_scrubber() -> None:
     # Importing the scrub package installs its hook; absent (early builds), the identity
     # hook stays. Imported lazily to keep the native core off the CLI's import path.
     try:
-        import gaia_eval.scrub  # noqa: F401
+        importlib.import_module("gaia_eval.scrub")
     except ModuleNotFoundError as err:
         if err.name != "gaia_eval.scrub":
             raise
@@ -92,7 +93,9 @@ def write_text(path: Path, text: str) -> Path:
 def dumps_json(data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1) -> str:
     """Serialise a model or plain data the way every artifact is written."""
     if isinstance(data, BaseModel):
-        data = data.model_dump(mode="json")
+        # by_alias: a model may name its version field `schema_version` with alias "schema"
+        # (`schema` shadows a BaseModel attribute); the file always says "schema".
+        data = data.model_dump(mode="json", by_alias=True)
     return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
 
 
@@ -124,6 +127,17 @@ def read_json(path: Path) -> Any:
         raise InvalidInputError(msg) from err
 
 
+def _current_version(model: type[BaseModel], schema_field: str) -> int:
+    """The version a model writes: the default of the field named or aliased `schema_field`."""
+    for name, info in model.model_fields.items():
+        if schema_field in (name, info.alias, info.validation_alias, info.serialization_alias):
+            if isinstance(info.default, int) and not isinstance(info.default, bool):
+                return info.default
+            break
+    msg = f"{model.__name__} has no integer '{schema_field}' field with a default version"
+    raise TypeError(msg)
+
+
 def read_model(
     path: Path,
     model: type[M],
@@ -141,7 +155,7 @@ def read_model(
     if not isinstance(data, dict):
         msg = f"{path}: expected a JSON object at the top level, got {type(data).__name__}"
         raise InvalidInputError(msg)
-    current = model.model_fields[schema_field].default
+    current = _current_version(model, schema_field)
     version = data.get(schema_field)
     if not isinstance(version, int):
         msg = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 
 def _checked(values: Sequence[float], p: float) -> list[float]:
@@ -19,9 +20,14 @@ def _checked(values: Sequence[float], p: float) -> list[float]:
 
 
 def percentile_nearest_rank(values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile: the smallest value with at least p% of values <= it."""
+    """Nearest-rank percentile: the smallest value with at least p% of values <= it.
+
+    The rank is computed exactly from p as written in decimal: in floats 28 / 100 * 25 is
+    7.000000000000001, whose ceiling would pick the 8th value instead of the 7th (numpy's
+    'inverted_cdf' method makes that error).
+    """
     data = _checked(values, p)
-    rank = max(1, math.ceil(p / 100 * len(data)))
+    rank = max(1, math.ceil(Fraction(repr(float(p))) * len(data) / 100))
     return data[rank - 1]
 
 

@@ -31,6 +31,32 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class TokenLimited(Protocol):
+    """An embedder that truncates long inputs; the chunker splits chunks to fit it."""
+
+    @property
+    def max_tokens(self) -> int:
+        """Model input limit, special tokens included."""
+        ...
+
+    def fit_prefixes(self, texts: list[str]) -> list[int]:
+        """For each text, the length in characters of its longest prefix that fits the
+        model without truncation and ends at a whitespace boundary (or at the text's end);
+        `len(text)` when the whole text fits, 0 when not even its first word fits."""
+        ...
+
+
+def describe(embedder: Embedder) -> dict[str, str]:
+    """`{model, checkpoint, device, recipe}` recorded in results (the spec when unknown)."""
+    fn = getattr(embedder, "describe", None)
+    if callable(fn):
+        out = fn()
+        if isinstance(out, dict):
+            return {str(k): str(v) for k, v in out.items()}
+    return {"model": embedder.spec, "checkpoint": "", "device": "", "recipe": ""}
+
+
 def from_spec(spec: str) -> Embedder:
     """Build the embedder a spec string names; an unknown kind is an error naming the flag."""
     kind, _, rest = spec.partition(":")

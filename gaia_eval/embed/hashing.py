@@ -7,6 +7,7 @@ tests and the memory `pr` suite are reproducible bit for bit.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 
 import numpy as np
@@ -32,9 +33,17 @@ class HashEmbedder:
     def dim(self) -> int:
         return self._dim
 
+    def describe(self) -> dict[str, str]:
+        return {
+            "model": self.spec,
+            "checkpoint": "none (feature hashing)",
+            "device": "cpu",
+            "recipe": "blake2b signed hashing of lower-cased words and bigrams, L2 norm",
+        }
+
     def _features(self, text: str) -> list[str]:
         words = _WORD.findall(text.lower())
-        return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+        return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         out = np.zeros((len(texts), self._dim), dtype=np.float32)

@@ -34,6 +34,9 @@ class IndexResult:
     already_indexed: bool = False
     """True when the path was indexed before with the same content and nothing changed."""
     seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+    """Informational remarks that do not change the status (a rejected cache entry that
+    was rebuilt, pages that are images without text, a latin-1 fallback)."""
 
 
 @dataclass(frozen=True)

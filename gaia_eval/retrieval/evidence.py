@@ -1,0 +1,215 @@
+"""Map retrieved chunks back to labelled evidence (reference-behaviour §2.3).
+
+A chunker re-joins words with single spaces, so a chunk is not a slice of the extracted
+text; it is a substring of the *normalized* text (whitespace runs collapsed, ends
+trimmed). Every offset here is a code-point offset into that normalized text. The work
+(normalization, the cursor walk, substring search, page lookup) runs in the native
+evidence kernel; this module gives it names, dataclasses and label errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from functools import cached_property
+
+from gaia_eval import _native
+from gaia_eval.core.errors import GaiaEvalError, InvalidInputError
+
+UNLOCATED_LIMIT = 0.01
+"""Abort when more than this share of chunks cannot be found in their documents."""
+
+
+class LabelError(InvalidInputError):
+    """An evidence label does not match its document; the message names question and doc."""
+
+
+class UnlocatedError(GaiaEvalError):
+    """Too many chunks cannot be located: the chunker no longer matches the extracted text,
+    so every score would be wrong and the run stops."""
+
+
+@dataclass(frozen=True)
+class LocatedChunk:
+    """Where a chunk sits in its document's normalized text."""
+
+    start: int
+    end: int
+    pages: tuple[int, ...]
+    """Page numbers the span touches; empty for an unpaged document."""
+
+
+@dataclass(frozen=True)
+class ResolvedEvidence:
+    """One evidence entry, resolved against its document.
+
+    A quote resolves to [start, end) (and keeps its page, if labelled); page-only evidence
+    has start = end = None and a page; document-level evidence (BEIR relevance) has all
+    three None and counts any chunk of the document as a hit.
+    """
+
+    doc: str
+    start: int | None
+    end: int | None
+    page: int | None
+
+    @property
+    def document_level(self) -> bool:
+        return self.start is None and self.page is None
+
+
+class DocumentText:
+    """A document's extracted text, normalized once, with its "[Page N]" markers."""
+
+    def __init__(self, doc: str, extracted: str) -> None:
+        self.doc = doc
+        self._native = _native.evidence_document(extracted)
+        self.markers: tuple[tuple[int, int], ...] = tuple(self._native.markers())
+        """(offset, page number) of every marker, in order of offset."""
+        self.paged = bool(self.markers)
+        """True when the text has page markers (a PDF); page labels need this."""
+
+    @cached_property
+    def normalized(self) -> str:
+        """The normalized text (built on first use: the kernel does not need it)."""
+        return self._native.normalized()
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def pages_of(self, start: int, end: int) -> tuple[int, ...]:
+        """Pages of the span [start, end): from start's page to (end - 1)'s page.
+
+        Text before the first marker belongs to the first page; () when unpaged.
+        """
+        if not 0 <= start <= end <= len(self):
+            msg = f"span [{start}, {end}) is outside {self.doc} (length {len(self)})"
+            raise ValueError(msg)
+        return self._native.pages_of(start, end)
+
+    def page_segment(self, page: int) -> tuple[int, int]:
+        """[start, end) of page `page`'s text: its marker up to the next one (or the end)."""
+        if not self.paged:
+            msg = (
+                f"document {self.doc} has no [Page N] markers, so a label cannot name page "
+                f"{page}; remove the page from the label (or extract the document as a PDF)"
+            )
+            raise LabelError(msg)
+        seg = self._native.page_segment(page)
+        if seg is None:
+            numbers = [n for _, n in self.markers]
+            msg = (
+                f"document {self.doc} has no page {page} (its pages run "
+                f"{min(numbers)}-{max(numbers)}); fix the label's page"
+            )
+            raise LabelError(msg)
+        return seg
+
+
+def locate_chunks(
+    doc: DocumentText, chunks: list[str], split: Collection[int] = frozenset()
+) -> list[LocatedChunk | None]:
+    """Locate one document's chunks, given in document order (chunk index order).
+
+    The walk keeps a cursor at the last located chunk's start; a match before it is
+    repeated text elsewhere and does not count. `split` holds the indices of chunks that
+    are pieces of a window cut to fit the embedder: the chunk after such a piece may also
+    match from the start of that run of pieces (with two pieces, the chunk before last),
+    provided the match starts before the cursor and ends after it.
+    None marks an unlocated chunk (see check_unlocated).
+    """
+    pieces = [i in split for i in range(len(chunks))] if split else []
+    spans = _native.evidence_locate(doc._native, chunks, pieces)
+    return [None if s is None else LocatedChunk(s[0], s[1], s[2]) for s in spans]
+
+
+_EXTRACTOR_HINT = "or, if the label was right before, the extractor's output changed"
+
+
+def resolve_evidence(
+    doc: DocumentText,
+    *,
+    quote: str | None,
+    page: int | None,
+    near: str | None,
+    question_id: str,
+) -> ResolvedEvidence:
+    """Resolve one evidence entry of question `question_id` against its document.
+
+    A quote is searched for (normalized) within the labelled page's segment when a page
+    is given, else in the whole document, starting at the `near` hint when there is one.
+    Page-only evidence needs the page to exist. Neither quote nor page: document level.
+    """
+    where = f"question {question_id}, document {doc.doc}"
+    if quote is None and near is not None:
+        msg = f"{where}: evidence has `near` but no `quote`; add the quote or drop near"
+        raise LabelError(msg)
+    if page is not None:
+        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+            msg = f"{where}: evidence page {page!r} is not a page number; pages start at 1"
+            raise LabelError(msg)
+        try:
+            doc.page_segment(page)
+        except LabelError as err:
+            raise LabelError(f"{where}: {err}") from None
+    if quote is None:
+        return ResolvedEvidence(doc.doc, None, None, page)
+    status, start, end = _native.evidence_resolve(doc._native, quote, page, near)
+    shown = quote if len(quote) <= 80 else quote[:77] + "..."
+    in_page = f" on page {page}" if page is not None else ""
+    if status == 1:
+        msg = f"{where}: evidence quote is empty; write the verbatim evidence text"
+        raise LabelError(msg)
+    if status == 3:
+        msg = (
+            f"{where}: near hint {near!r} is not in the document; fix the hint so it is "
+            f"verbatim document text, {_EXTRACTOR_HINT}"
+        )
+        raise LabelError(msg)
+    if status == 4:
+        msg = (
+            f"{where}: evidence quote {shown!r} is not in the document{in_page}; fix the "
+            f"label so the quote is verbatim document text (whitespace may differ), "
+            f"{_EXTRACTOR_HINT}"
+        )
+        raise LabelError(msg)
+    if status != 0:  # pragma: no cover - status 2 is ruled out by page_segment above
+        msg = f"{where}: evidence cannot be resolved (kernel status {status})"
+        raise LabelError(msg)
+    return ResolvedEvidence(doc.doc, start, end, page)
+
+
+def chunk_hits(chunk_doc: str, located: LocatedChunk | None, ev: ResolvedEvidence) -> bool:
+    """Does a retrieved chunk hit this evidence?
+
+    Evidence from another document never counts. Document-level evidence: any chunk of the
+    document. A quote: the chunk overlaps its span by at least half the quote's length
+    (so a quote split across two overlapping chunks counts for either). Page-only
+    evidence: the page is among the chunk's pages. An unlocated chunk hits nothing finer
+    than the document.
+    """
+    if chunk_doc != ev.doc:
+        return False
+    if ev.document_level:
+        return True
+    if located is None:
+        return False
+    if ev.start is not None and ev.end is not None:
+        overlap = min(located.end, ev.end) - max(located.start, ev.start)
+        return overlap > 0 and 2 * overlap >= ev.end - ev.start
+    return ev.page in located.pages
+
+
+def check_unlocated(total: int, unlocated: int) -> None:
+    """Stop the run when more than 1% of all chunks could not be located."""
+    if total < 0 or not 0 <= unlocated <= total:
+        msg = f"unlocated count {unlocated} is not within 0..{total}"
+        raise ValueError(msg)
+    if unlocated * 100 > total * round(UNLOCATED_LIMIT * 100):  # integers: no float edge
+        msg = (
+            f"{unlocated} of {total} chunks ({unlocated / total:.1%}) could not be located in "
+            f"their documents' normalized text (limit {UNLOCATED_LIMIT:.0%}): the chunker no "
+            "longer produces whitespace-normalized substrings of the extracted text, so every "
+            "score would be wrong. Fix the chunker or extractor; the run stops here."
+        )
+        raise UnlocatedError(msg)

@@ -1,0 +1,107 @@
+"""Secret scrubbing for everything gaia_eval writes, and for `gaia-eval scrub`.
+
+Importing this package installs the scrub hook of `gaia_eval.core.results_io`, so every
+artifact (transcripts, diffs, results, scorecards, reports) is scrubbed before its atomic
+write, and a write whose text still holds a secret after redaction is refused with
+LeakError. The hook always includes the environment's secret-looking values, read at
+each write (so a key exported mid-run is still caught), plus values registered with
+`register_known`. The native core is imported on first use, keeping this import cheap.
+
+The rules (kinds, exact shapes, examples) are in docs/scrubbing.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from gaia_eval.core import results_io
+from gaia_eval.scrub.env import SECRET_NAME, known_from_env, value_qualifies
+
+if TYPE_CHECKING:
+    from gaia_eval._native import Scrubber
+
+__all__ = [
+    "SECRET_NAME",
+    "known_from_env",
+    "make_scrubber",
+    "register_known",
+    "registered_known",
+    "scrub_bytes",
+    "scrub_text",
+    "value_qualifies",
+]
+
+_lock = threading.Lock()
+_registered: set[bytes] = set()
+
+
+def register_known(*values: bytes | str) -> int:
+    """Add values every later scrub redacts (e.g. a gateway key read from a state file).
+
+    Returns how many qualified (see `value_qualifies`); the others are ignored.
+    """
+    added = 0
+    for value in values:
+        raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
+        if value_qualifies(raw):
+            with _lock:
+                _registered.add(raw)
+            added += 1
+    return added
+
+
+def registered_known() -> tuple[bytes, ...]:
+    """The values added with `register_known`, sorted."""
+    with _lock:
+        return tuple(sorted(_registered))
+
+
+@lru_cache(maxsize=16)
+def _cached(known: tuple[bytes, ...], skip: tuple[str, ...]) -> Scrubber:
+    from gaia_eval._native import Scrubber
+
+    return Scrubber(known, skip)
+
+
+def make_scrubber(
+    known: Iterable[bytes | str] = (), *, from_env: bool = True, skip: Iterable[str] = ()
+) -> Scrubber:
+    """A native scrubber for the given known values, plus (by default) the environment's
+    and the registered ones. Scrubbers are cached per configuration."""
+    values = {v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v for v in known}
+    if from_env:
+        values.update(known_from_env())
+    values.update(registered_known())
+    return _cached(tuple(sorted(values)), tuple(sorted(skip)))
+
+
+def scrub_bytes(
+    data: bytes,
+    *,
+    known: Iterable[bytes | str] = (),
+    from_env: bool = True,
+    skip: Iterable[str] = (),
+) -> bytes:
+    """Scrub bytes (options as `make_scrubber`); LeakError on a survivor."""
+    return make_scrubber(known, from_env=from_env, skip=skip).scrub(data)
+
+
+def scrub_text(text: str, *, known: Iterable[bytes | str] = (), skip: Iterable[str] = ()) -> str:
+    """Scrub a str; LeakError when a secret survives redaction."""
+    # surrogatepass keeps lone surrogates (they can reach us from JSON) round-tripping;
+    # every redacted span is ASCII-delimited, so the output decodes the same way.
+    data = text.encode("utf-8", "surrogatepass")
+    out = make_scrubber(known, skip=skip).scrub(data)
+    if out is data:
+        return text
+    return out.decode("utf-8", "surrogatepass")
+
+
+def _hook(text: str) -> str:
+    return scrub_text(text)
+
+
+results_io.set_scrub_hook(_hook)

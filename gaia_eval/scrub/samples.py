@@ -1,0 +1,145 @@
+"""Synthetic secrets of every kind and look-alike decoys, for tests and the benchmark.
+
+Every value is random (never a real credential) and, for a given random.Random, the same
+on every machine. `sample_secret` returns the text to plant and the part of it the
+scrubber must remove (the token of a Bearer header, the password of a URL).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGIT = string.ascii_uppercase + string.digits
+TOKEN = ALNUM + "_-"
+PASSWORD = ALNUM + "!$&()*+,;=._~-"
+
+# Kinds with a shape rule (plus the two A kinds), in the order of docs/scrubbing.md.
+PLANTED_KINDS = (
+    "known-secret",
+    "private-key",
+    "anthropic",
+    "stripe",
+    "sk",
+    "fireworks",
+    "github",
+    "aws",
+    "slack",
+    "google",
+    "huggingface",
+    "jwt",
+    "bearer",
+    "url-credentials",
+)
+
+
+def _rand(rng: random.Random, alphabet: str, n: int) -> str:
+    while True:
+        s = "".join(rng.choice(alphabet) for _ in range(n))
+        low = s.lower()
+        # Keep generated secrets clear of the placeholder filter and always "rich".
+        if "example" in low or "xxxxxx" in low or "000000" in s:
+            continue
+        if any(c.isdigit() or c.isupper() for c in s):
+            return s
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def sample_secret(kind: str, rng: random.Random) -> tuple[str, str]:
+    """(text to plant, the substring that must not survive) for one kind."""
+    if kind == "known-secret":
+        # A qualifying value: no leading '/', '~' or '.', no whitespace.
+        v = rng.choice(ALNUM) + _rand(rng, ALNUM + "!#%&*+,:;=?@^_|~-", rng.randint(16, 48))
+        return v, v
+    if kind == "private-key":
+        lines = [_rand(rng, ALNUM + "+/", 64) for _ in range(rng.randint(3, 12))]
+        label = rng.choice(
+            ["RSA PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY"]
+        )
+        sep = rng.choice(["\n", "\\n"])  # raw, or inside a JSON string
+        body = sep.join(lines)
+        text = f"-----BEGIN {label}-----{sep}{body}{sep}-----END {label}-----"
+        return text, lines[0]
+    if kind == "anthropic":
+        v = "sk-ant-api03-" + _rand(rng, TOKEN, 93) + "AA"
+    elif kind == "stripe":
+        v = rng.choice(["sk_live_", "rk_live_"]) + _rand(rng, ALNUM, rng.randint(24, 99))
+    elif kind == "sk":
+        v = rng.choice(["sk-", "sk-proj-", "sk-svcacct-"]) + _rand(rng, TOKEN, rng.randint(40, 160))
+    elif kind == "fireworks":
+        v = "fw_" + _rand(rng, ALNUM, rng.randint(20, 40))
+    elif kind == "github":
+        if rng.random() < 0.3:
+            v = "github_pat_" + _rand(rng, ALNUM, 22) + "_" + _rand(rng, ALNUM, 59)
+        else:
+            v = "gh" + rng.choice("pousr") + "_" + _rand(rng, ALNUM, 36)
+    elif kind == "aws":
+        v = rng.choice(["AKIA", "ASIA"]) + _rand(rng, UPPER_DIGIT, 16)
+    elif kind == "slack":
+        v = (
+            f"xox{rng.choice('abprs')}-{rng.randint(10**11, 10**12)}-"
+            f"{rng.randint(10**12, 10**13)}-{_rand(rng, ALNUM, 24)}"
+        )
+    elif kind == "google":
+        v = "AIza" + _rand(rng, TOKEN, 35)
+    elif kind == "huggingface":
+        v = "hf_" + _rand(rng, ALNUM, 34)
+    elif kind == "jwt":
+        header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+        claims = {"sub": str(rng.randint(1, 10**9)), "iat": rng.randint(10**9, 2 * 10**9)}
+        payload = _b64url(json.dumps(claims).encode())
+        sig = _b64url(rng.randbytes(32))
+        v = f"{header}.{payload}.{sig}"
+    elif kind == "bearer":
+        tok = _rand(rng, ALNUM + "._~+/-", rng.randint(24, 64))
+        return f"{rng.choice(['Bearer', 'bearer', 'BEARER'])} {tok}", tok
+    elif kind == "url-credentials":
+        pw = rng.choice(ALNUM) + _rand(rng, PASSWORD, rng.randint(8, 32))  # no '$VAR' look
+        host = rng.choice(["db.internal", "10.0.0.7:5432", "cache.local"])
+        scheme = rng.choice(["postgres", "redis", "https", "mongodb+srv"])
+        return f"{scheme}://svc_{rng.randint(1, 99)}:{pw}@{host}/x", pw
+    else:
+        msg = f"no sample for kind {kind!r}"
+        raise ValueError(msg)
+    return v, v
+
+
+def sample_decoy(rng: random.Random) -> str:
+    """Text that looks secret-ish but no rule may redact."""
+    choice = rng.randrange(14)
+    if choice == 0:
+        return "AKIAIOSFODNN7EXAMPLE"  # the AWS documentation key
+    if choice == 1:
+        return "akia" + _rand(rng, string.ascii_lowercase + string.digits, 16)
+    if choice == 2:
+        return "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice([32, 40, 64])))
+    if choice == 3:
+        h = "".join(rng.choice("0123456789abcdef") for _ in range(32))
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    if choice == 4:
+        return "sk-" + "-".join(
+            rng.choice(["learn", "style", "compat", "estimator", "api"]) for _ in range(4)
+        )
+    if choice == 5:
+        return "ghp_" + _rand(rng, ALNUM, 12)  # too short
+    if choice == 6:
+        return "sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    if choice == 7:
+        return "postgres://user:password@localhost:5432/db"
+    if choice == 8:
+        return "http://host:8080/path@ref"
+    if choice == 9:
+        return "-----BEGIN PUBLIC KEY-----"
+    if choice == 10:
+        return "Bearer token"
+    if choice == 11:
+        return "xoxb-short"
+    if choice == 12:
+        return "fw_configuration_manager"
+    return "self.hf_hub_download(repo_id)"

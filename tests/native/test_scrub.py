@@ -1,0 +1,589 @@
+"""The scrub kernel against a slow, regex-based pure-Python oracle of docs/scrubbing.md."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gaia_eval import _native
+from gaia_eval.core.errors import LeakError
+from gaia_eval.scrub.samples import PLANTED_KINDS, sample_decoy, sample_secret
+
+# ---- the oracle ------------------------------------------------------------------------
+
+KINDS = (
+    "known-secret",
+    "private-key",
+    "anthropic",
+    "stripe",
+    "sk",
+    "fireworks",
+    "github",
+    "aws",
+    "slack",
+    "google",
+    "huggingface",
+    "jwt",
+    "bearer",
+    "url-credentials",
+)
+LEFT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+SCHEME = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+HOST = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789[")
+PLACEHOLDER = re.compile(rb"(?i)example|x{6}|0{6}")
+RICH = re.compile(rb"[A-Z0-9]")
+USER = rb"A-Za-z0-9\-._~%!$&'()*+,;="
+
+# (kind, regex matched at p with endpos = gap end, body group, min, max, needs rich)
+SHAPES: list[tuple[str, re.Pattern[bytes], int, int, int, bool]] = [
+    ("anthropic", re.compile(rb"sk-ant-([A-Za-z0-9_-]+)"), 1, 20, 256, True),
+    ("stripe", re.compile(rb"[sr]k_live_([A-Za-z0-9]+)"), 1, 16, 256, True),
+    ("sk", re.compile(rb"sk-([A-Za-z0-9_-]+)"), 1, 16, 256, True),
+    ("fireworks", re.compile(rb"fw_([A-Za-z0-9]+)"), 1, 16, 256, True),
+    ("github", re.compile(rb"gh[pousr]_([A-Za-z0-9]+)"), 1, 20, 255, True),
+    ("github", re.compile(rb"github_pat_([A-Za-z0-9_]+)"), 1, 20, 255, True),
+    ("aws", re.compile(rb"A[KS]IA([A-Z0-9]{16})(?![A-Za-z0-9])"), 1, 16, 16, False),
+    ("google", re.compile(rb"AIza([A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])"), 1, 35, 35, False),
+    ("slack", re.compile(rb"xox[abprs]-([A-Za-z0-9-]+)"), 1, 10, 255, True),
+    ("huggingface", re.compile(rb"hf_([A-Za-z0-9]+)"), 1, 30, 64, True),
+    ("bearer", re.compile(rb"(?i:bearer)([ \t]+)([A-Za-z0-9._~+/=-]+)"), 2, 16, 4096, True),
+]
+JWT = re.compile(rb"(eyJ[A-Za-z0-9_-]*)\.(eyJ[A-Za-z0-9_-]*)\.[A-Za-z0-9_-]*")
+PEM_HEAD = re.compile(rb"-----BEGIN ([A-Z0-9 ]{0,64})-----")
+PEM_FOOT = re.compile(rb"-----END [A-Z0-9 ]{0,64}-----")
+PEM_BODY = re.compile(rb"[A-Za-z0-9+/=\\:,. \t\r\n-]*")
+URL_USER = re.compile(rb"://([" + USER + rb"]*):")
+URL_PW = re.compile(rb"([" + USER + rb":]+)@")
+PW_WORDS = {b"password", b"passwd", b"pass", b"pwd", b"secret", b"changeme"}
+
+
+@dataclass
+class M:
+    start: int
+    end: int
+    keep: int
+    kind: str
+
+
+def qualifies(v: bytes) -> bool:
+    return (
+        12 <= len(v) <= 16384
+        and v[:1] not in (b"/", b"~", b".")
+        and not re.search(rb"[ \t\n\r\v\f]", v)
+    )
+
+
+def pem_len(text: bytes, s: int) -> int:
+    head = PEM_HEAD.match(text, s)
+    if not head or b"PRIVATE KEY" not in head.group(1):
+        return 0
+    lim = min(len(text), s + 16384)
+    foot = PEM_FOOT.search(text, head.end(), lim)
+    if foot:
+        return foot.end() - s
+    body = PEM_BODY.match(text, head.end(), lim)
+    assert body
+    return body.end() - s
+
+
+def a_matches(text: bytes, known: list[bytes], on: set[str]) -> list[M]:
+    out, p = [], 0
+    while p < len(text):
+        best, kind = 0, ""
+        if "private-key" in on:
+            best = pem_len(text, p)
+            kind = "private-key" if best else ""
+        if "known-secret" in on:
+            for v in known:
+                if text.startswith(v, p) and len(v) >= best:
+                    best, kind = len(v), "known-secret"
+        if best:
+            out.append(M(p, p + best, 0, kind))
+            p += best
+        else:
+            p += 1
+    return out
+
+
+def shape_at(text: bytes, p: int, g: int, left_ok: bool, on: set[str]) -> M | None:
+    if not left_ok and text[p - 1] in LEFT:
+        return None
+    for kind, rx, grp, lo, hi, need_rich in SHAPES:
+        if kind not in on:
+            continue
+        m = rx.match(text, p, g)
+        if not m:
+            continue
+        body = m.group(grp)
+        if kind == "bearer" and len(m.group(1)) > 16:
+            continue
+        if not lo <= len(body) <= hi or (need_rich and not RICH.search(body)):
+            continue
+        if PLACEHOLDER.search(body):
+            continue
+        keep = m.start(2) - p if kind == "bearer" else 0
+        return M(p, m.end(), keep, kind)
+    if "jwt" in on:
+        m = JWT.match(text, p, g)
+        if m and len(m.group(1)) >= 10 and len(m.group(2)) >= 10 and m.end() - p <= 8192:
+            return M(p, m.end(), 0, "jwt")
+    return None
+
+
+def url_password(text: bytes, pw: int, g: int, g_is_a: bool) -> int:
+    m = URL_PW.match(text, pw, g)
+    if not m or len(m.group(1)) > 256:
+        return 0
+    at = m.end() - 1
+    h = at + 1
+    if (h < g and text[h] not in HOST) or (h >= g and not g_is_a):
+        return 0
+    pwd = m.group(1)
+    if pwd[:1] == b"$" or len(set(pwd)) == 1 or pwd.lower() in PW_WORDS:
+        return 0
+    return at
+
+
+def one_pass(text: bytes, known: list[bytes], on: set[str]) -> list[M]:
+    found = []
+    a = a_matches(text, known, on)
+    gaps, prev = [], 0
+    for m in a:
+        gaps.append((prev, m.start, True))
+        prev = m.end
+    gaps.append((prev, len(text), False))
+    pending: int | None = None
+    for i, (gs, ge, g_is_a) in enumerate(gaps):
+        p, edge = gs, gs
+        while p < ge:
+            if pending is not None and pending < p:
+                pending = None
+            if pending == p:
+                pending = None
+                at = url_password(text, p, ge, g_is_a) if "url-credentials" in on else 0
+                if at:
+                    found.append(M(p, at, 0, "url-credentials"))
+                    p = edge = at
+                    continue
+            if text.startswith(b"://", p):
+                u = URL_USER.match(text, p)
+                if p >= 1 and text[p - 1] in SCHEME and u and len(u.group(1)) <= 128:
+                    pending = u.end()
+                p += 1
+                continue
+            m = shape_at(text, p, ge, p == edge, on)
+            if m:
+                found.append(m)
+                p = edge = m.end
+            else:
+                p += 1
+        if i < len(a):
+            found.append(a[i])
+            if pending is not None and pending < a[i].end:
+                pending = None
+    return found
+
+
+def apply(text: bytes, ms: list[M]) -> tuple[bytes, list[tuple[int, int, int, int]]]:
+    out, reps, at = bytearray(), [], 0
+    for m in ms:
+        red = m.start + m.keep
+        out += text[at:red]
+        tok = f"[REDACTED:{m.kind}]".encode()
+        reps.append((red, m.end, len(out), len(out) + len(tok)))
+        out += tok
+        at = m.end
+    out += text[at:]
+    return bytes(out), reps
+
+
+def map_back(reps: list[tuple[int, int, int, int]], x: int, is_end: bool) -> int:
+    last = None
+    for r in reps:
+        if (r[2] < x) if is_end else (r[2] <= x):
+            last = r
+    if last is None:
+        return x
+    if x < last[3]:
+        return last[1] if is_end else last[0]
+    return x - last[3] + last[1]
+
+
+class OracleLeak(Exception):
+    pass
+
+
+def oracle(
+    text: bytes, known: list[bytes] = (), skip: tuple[str, ...] = ()
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    values = sorted({v for v in known if qualifies(v)})
+    red = set(KINDS) - set(skip)
+    maps: list[list[tuple[int, int, int, int]]] = []
+    findings = []
+    cur = text
+    verified = False
+    for _ in range(2):
+        ms = one_pass(cur, values, red)
+        if not ms:
+            verified = not skip
+            break
+        for m in ms:
+            s, e = m.start + m.keep, m.end
+            for reps in reversed(maps):
+                s, e = map_back(reps, s, False), map_back(reps, e, True)
+            findings.append((m.kind, s, e - s))
+        cur, reps = apply(cur, ms)
+        maps.append(reps)
+    if not verified:
+        left = one_pass(cur, values, set(KINDS))
+        if left:
+            raise OracleLeak(sorted({m.kind for m in left}))
+    findings.sort(key=lambda f: f[1])
+    return cur, findings
+
+
+def kernel(
+    text: bytes, known: list[bytes] = (), skip: tuple[str, ...] = ()
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    out, found = _native.Scrubber(known, skip).scrub_report(text)
+    return out, [tuple(f) for f in found]  # type: ignore[misc]
+
+
+def same(text: bytes, known: list[bytes] = (), skip: tuple[str, ...] = ()) -> None:
+    try:
+        want = oracle(text, known, skip)
+    except OracleLeak as leak:
+        with pytest.raises(LeakError) as err:
+            kernel(text, known, skip)
+        for kind in leak.args[0]:
+            assert kind in str(err.value)
+        return
+    assert kernel(text, known, skip) == want
+
+
+# ---- strategies -------------------------------------------------------------------------
+
+SEEDS = st.integers(0, 2**32).map(random.Random)
+
+FRAGMENTS = [
+    "sk-", "sk-ant-", "sk_live_", "rk_live_", "fw_", "ghp_", "gho_", "github_pat_", "AKIA",
+    "ASIA", "AIza", "xoxb-", "xoxp-", "hf_", "eyJ", "Bearer ", "bearer\t", "://", "://u:",
+    ":", "@", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----", "EXAMPLE", "xxxxxx", "000000", ".", "-", "_", "=", "$",
+    " ", "\n", "\\n", "/", "[", "]", "\x00", "\xff", "é",
+]  # fmt: skip
+
+
+@st.composite
+def hostile_text(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
+    rng = draw(SEEDS)
+    parts: list[str] = []
+    known: list[bytes] = []
+    for _ in range(draw(st.integers(0, 14))):
+        pick = draw(st.integers(0, 5))
+        if pick == 0:
+            text, _ = sample_secret(rng.choice(PLANTED_KINDS), rng)
+            parts.append(text)
+        elif pick == 1:
+            parts.append(sample_decoy(rng))
+        elif pick == 2:
+            parts.append(draw(st.sampled_from(FRAGMENTS)))
+        elif pick == 3:
+            parts.append(draw(st.text(alphabet="aAzZ09_-.:/@=+ xX", max_size=40)))
+        elif pick == 4:
+            v = draw(st.text(alphabet="abcXYZ0123456789_-:@", min_size=10, max_size=20))
+            known.append(v.encode())
+            parts.append(v)
+        else:
+            parts.append(draw(st.text(max_size=12)))
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    if draw(st.booleans()):
+        raw = draw(st.binary(max_size=16))
+        at = draw(st.integers(0, len(data)))
+        data = data[:at] + raw + data[at:]
+    return data, known
+
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(hostile_text())
+def test_kernel_matches_oracle(case: tuple[bytes, list[bytes]]) -> None:
+    text, known = case
+    same(text, known)
+
+
+@SETTINGS
+@given(hostile_text(), st.sampled_from(KINDS))
+def test_kernel_matches_oracle_with_a_skipped_kind(
+    case: tuple[bytes, list[bytes]], kind: str
+) -> None:
+    text, known = case
+    same(text, known, (kind,))
+
+
+@SETTINGS
+@given(hostile_text())
+def test_output_is_clean_and_idempotent(case: tuple[bytes, list[bytes]]) -> None:
+    text, known = case
+    s = _native.Scrubber(known)
+    try:
+        out = s.scrub(text)
+    except LeakError:
+        return
+    assert s.find(out) == []
+    assert s.scrub(out) == out
+
+
+@settings(max_examples=200, deadline=None)
+@given(SEEDS, st.sampled_from(PLANTED_KINDS))
+def test_every_planted_kind_is_found(rng: random.Random, kind: str) -> None:
+    text, secret = sample_secret(kind, rng)
+    known = [secret.encode()] if kind == "known-secret" else []
+    data = f'{{"out": "x {text} y"}}\n'.encode()
+    out, found = _native.Scrubber(known).scrub_report(data)
+    assert secret.encode() not in out
+    assert [f.kind for f in found] == [kind]
+    assert (b"[REDACTED:%s]" % kind.encode()) in out
+    same(data, known)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SEEDS)
+def test_decoys_are_left_alone(rng: random.Random) -> None:
+    decoy = sample_decoy(rng).encode()
+    assert _native.Scrubber().scrub(b"a " + decoy + b" b") == b"a " + decoy + b" b"
+
+
+# ---- the documented table, row by row --------------------------------------------------
+
+POSITIVE = [
+    ("known-secret", b"pw=hunter2hunter2!"),
+    ("private-key", b"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"),
+    ("anthropic", b"sk-ant-api03-AbCdEfGhIjKlMnOpQrSt0123456789"),
+    ("stripe", b"sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+    ("sk", b"sk-proj-Ab3dEfGh1jKlMnOp"),
+    ("fireworks", b"fw_3ZkQa9xLmN2pR7sT"),
+    ("github", b"ghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt"),
+    ("github", b"github_pat_11ABCDEFG0123456789_abcdefghij"),
+    ("aws", b"AKIAZ7QX3MNB2KLP4R6T"),
+    ("slack", b"xoxb-1234567890-abcdefghij"),
+    ("google", b"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
+    ("huggingface", b"hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"),
+    ("jwt", b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N"),
+    ("bearer", b"Authorization: Bearer Ab3dEfGh1jKlMnOpQr=="),
+    ("url-credentials", b"postgres://app:s3cr3t-Pw@db.internal:5432/app"),
+]
+NEGATIVE = [
+    b"AKIAIOSFODNN7EXAMPLE",
+    b"akiaz7qx3mnb2klp4r6t",
+    b"AKIAZ7QX3MNB2KLP4R6TX",
+    b"sk-learn-compatible-estimators",
+    b"sk-xxxxxxxxxxxxxxxxxxxxxxxx",
+    b"task-Ab3dEfGh1jKlMnOp1234",
+    b"ghp_short123",
+    b"xoxb-123",
+    b"fw_lowercaseonlyletters",
+    b"hf_hub_download",
+    b"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    b"550e8400-e29b-41d4-a716-446655440000",
+    b"Bearer token",
+    b"bearer-authentication-is-described-here",
+    b"postgres://user:password@localhost/db",
+    b"redis://:$REDIS_PASSWORD@cache",
+    b"http://host:8080/path@ref",
+    b"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
+    b"eyJhbGciOiJIUzI1NiJ9",
+    b"sk-ant-short1",
+    b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    b"AIzaSyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    b"/usr/local/secret",
+]
+
+
+@pytest.mark.parametrize(("kind", "text"), POSITIVE)
+def test_documented_positive_examples(kind: str, text: bytes) -> None:
+    known = [b"hunter2hunter2!"] if kind == "known-secret" else []
+    out, found = _native.Scrubber(known).scrub_report(text)
+    assert [f.kind for f in found] == [kind]
+    assert f"[REDACTED:{kind}]".encode() in out
+    same(text, known)
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_documented_negative_examples(text: bytes) -> None:
+    assert _native.Scrubber().scrub_report(text) == (text, [])
+    same(text)
+
+
+def test_bearer_keeps_the_word_and_url_keeps_user_and_host() -> None:
+    s = _native.Scrubber()
+    assert s.scrub(b"Bearer Ab3dEfGh1jKlMnOpQr") == b"Bearer [REDACTED:bearer]"
+    assert (
+        s.scrub(b"https://bob:Tr0ub4dor@example.org/x")
+        == b"https://bob:[REDACTED:url-credentials]@example.org/x"
+    )
+
+
+def test_known_values_longest_first_and_filtered() -> None:
+    s = _native.Scrubber([b"abcdefghijkl", b"abcdefghijklmnop", b"/usr/local/secret", b"short"])
+    assert s.known_count == 2
+    assert s.scrub(b"<abcdefghijklmnopq>") == b"<[REDACTED:known-secret]q>"
+    assert s.scrub(b"/usr/local/secret") == b"/usr/local/secret"
+    assert _native.scrub_known_value_ok("has space in it") is False
+    assert _native.scrub_known_value_ok("~/relative/one") is False
+    assert _native.scrub_known_value_ok("x" * 12) is True
+
+
+def test_known_value_wins_over_an_overlapping_shape() -> None:
+    # The shape starts first, but the known value is redacted whole (A before B).
+    s = _native.Scrubber([b"QRSTsecretpart!9"])
+    out = s.scrub(b"Bearer abcdefghijklmnopQRSTsecretpart!9")
+    assert b"secretpart" not in out
+
+
+def test_many_known_values_in_one_pass() -> None:
+    rng = random.Random(7)
+    values = [f"K{rng.getrandbits(64):016x}{i}" for i in range(5000)]
+    text = " ".join(values[::7]).encode()
+    out = _native.Scrubber(values).scrub(text)
+    assert out == b" ".join([b"[REDACTED:known-secret]"] * len(values[::7]))
+
+
+# ---- the re-check and the leak error ---------------------------------------------------
+
+
+def test_skipped_kind_is_refused_naming_the_kind_never_the_value() -> None:
+    s = _native.Scrubber(skip=["aws"])
+    with pytest.raises(LeakError) as err:
+        s.scrub(b"key=AKIAZ7QX3MNB2KLP4R6T")
+    assert "aws" in str(err.value)
+    assert "AKIAZ7QX3MNB2KLP4R6T" not in str(err.value)
+
+
+def test_find_reports_kind_offset_length_only() -> None:
+    text = b"a sk-proj-Ab3dEfGh1jKlMnOp b"
+    assert _native.Scrubber().find(text) == [_native.ScrubFinding("sk", 2, 24)]
+
+
+def test_unknown_skip_kind_and_bad_types_are_errors() -> None:
+    with pytest.raises(ValueError, match="unknown scrub kind"):
+        _native.Scrubber(skip=["nope"])
+    with pytest.raises(TypeError, match="data must be bytes"):
+        _native.Scrubber().scrub("text")  # type: ignore[arg-type]
+
+
+def test_round_two_catches_a_shape_completed_by_a_redaction() -> None:
+    # The bearer token is a placeholder only because of what follows the sk- key; once
+    # the key is redacted, the shorter token is a whole bearer token, which round 2 takes.
+    text = b"Bearer abcdefgh12345678/sk-ABCDEFGH12345678/EXAMPLE"
+    out, found = _native.Scrubber().scrub_report(text)
+    assert out == b"Bearer [REDACTED:bearer][REDACTED:sk]/EXAMPLE"
+    assert found == [("bearer", 7, 17), ("sk", 24, 19)]
+    same(text)
+
+
+# ---- streaming --------------------------------------------------------------------------
+
+
+def stream_all(s: _native.Scrubber, chunks: list[bytes]) -> tuple[bytes, list[tuple]]:
+    st_ = s.stream()
+    out = b"".join(st_.feed(c) for c in chunks) + st_.finish()
+    return out, [tuple(f) for f in st_.take_findings()]
+
+
+def test_split_at_every_position() -> None:
+    known = [b"Known-Value-1234"]
+    text = (
+        b"x Bearer Ab3dEfGh1jKlMnOpQr y AKIAZ7QX3MNB2KLP4R6T https://u:pw12345@h/ "
+        b"Known-Value-1234 -----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY----- "
+        b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig sk-proj-Ab3dEfGh1jKlMnOp"
+    )
+    s = _native.Scrubber(known)
+    want = s.scrub_report(text)
+    want = (want[0], [tuple(f) for f in want[1]])
+    for cut in range(len(text) + 1):
+        assert stream_all(s, [text[:cut], text[cut:]]) == want, cut
+
+
+def big_text(rng: random.Random, size: int) -> tuple[bytes, list[bytes]]:
+    parts, known, n = [], [], 0
+    while n < size:
+        r = rng.random()
+        if r < 0.02:
+            kind = rng.choice(PLANTED_KINDS)
+            text, secret = sample_secret(kind, rng)
+            if kind == "known-secret":
+                known.append(secret.encode())
+        elif r < 0.04:
+            text = sample_decoy(rng)
+        else:
+            text = "".join(rng.choice("abc def\n:/-_AK") for _ in range(rng.randint(1, 200)))
+        parts.append(text)
+        n += len(text)
+    return "".join(parts).encode(), known
+
+
+@settings(max_examples=25, deadline=None)
+@given(SEEDS, st.lists(st.integers(1, 70000), max_size=12))
+def test_streaming_equals_one_shot_on_large_text(rng: random.Random, cuts: list[int]) -> None:
+    text, known = big_text(rng, 150_000)
+    s = _native.Scrubber(known)
+    want_out, want_found = s.scrub_report(text)
+    chunks, at = [], 0
+    for c in cuts:
+        chunks.append(text[at : at + c])
+        at += c
+    chunks.append(text[at:])
+    out, found = stream_all(s, chunks)
+    assert out == want_out
+    assert found == [tuple(f) for f in want_found]
+
+
+def test_stream_refuses_a_leak_before_emitting_it() -> None:
+    s = _native.Scrubber(skip=["github"])
+    st_ = s.stream()
+    emitted = st_.feed(b"safe text " * 10000)
+    with pytest.raises(LeakError, match="github"):
+        emitted += st_.feed(b"ghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt tail")
+        emitted += st_.finish()
+    assert b"ghp_" not in emitted
+
+
+# ---- hostile input -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"\x00" * 1000,
+        bytes(range(256)) * 64,
+        b"\xff\xfe\xc3(" * 5000,
+        b"sk-" * 50000,
+        b"Bearer " * 30000,
+        b"://" * 30000,
+        b"-----BEGIN RSA PRIVATE KEY-----" * 2000,
+        b"eyJ" + b"a" * 20000 + b".eyJ" + b"b" * 20000 + b".c",
+        b"-----BEGIN PRIVATE KEY-----\n" + b"A" * 100000,
+    ],
+)
+def test_hostile_inputs_never_crash(text: bytes) -> None:
+    s = _native.Scrubber([b"\x00" * 12, b"\xff" * 13])
+    out = s.scrub(text)
+    assert s.find(out) == []
+    assert stream_all(s, [text[: len(text) // 3], text[len(text) // 3 :]])[0] == out
+
+
+@pytest.mark.slow
+def test_hundred_megabyte_line() -> None:
+    line = (b"a-b_c/d:e " * 10_000_000) + b"sk-proj-Ab3dEfGh1jKlMnOp"
+    out = _native.Scrubber().scrub(line)
+    assert out.endswith(b"[REDACTED:sk]")
+    assert len(out) == len(line) - 24 + len(b"[REDACTED:sk]")
