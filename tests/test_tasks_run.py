@@ -426,3 +426,16 @@ def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
     data_files, baseline_lines, _, written = results[False]
     assert int(data_files) >= 3 and int(baseline_lines) > 5 and written == "written"
     assert results[True] == ["0", "0", "0", "written"]
+
+
+def test_artifacts_are_scrubbed(tmp_path: Path) -> None:
+    secret = "sk-" + "Z9" * 12  # an OpenAI-shaped key the agent prints and writes
+    script = [
+        {"tool": "write_file", "args": {"path": "notes.txt", "content": f"key={secret}\n"}},
+        {"tool": "run_shell", "args": {"command": "cat notes.txt"}},
+        {"answer": f"I found {secret}"},
+    ]
+    run_one(_cfg(tmp_path, ReplayHarness({"21-qa": script}), ["21-qa"]), tmp_path / "run", 1)
+    for name in ("transcript.json", "workspace.diff"):
+        text = (tmp_path / "run" / "21-qa" / name).read_text()
+        assert secret not in text and "[REDACTED:sk]" in text, name
