@@ -16,6 +16,7 @@ from gaia_eval.core.errors import (
     InfrastructureError,
     InvalidInputError,
 )
+from gaia_eval.core.lock import eval_lock
 from gaia_eval.core.results_io import read_json, write_json, write_text
 from gaia_eval.core.runmeta import timestamp_slug
 from gaia_eval.tasks.definitions import TaskDef, data_dir, load_tasks
@@ -184,23 +185,24 @@ def cmd_controls(args: argparse.Namespace) -> int:
     task = tasks.tasks[CONTROL_TASK]
     out = args.out or Path(tempfile.mkdtemp(prefix="gaia-eval-controls-"))
     results, attempts = {}, []
-    for name, script in SCRIPTS.items():
-        cfg = RunConfig(
-            suite="controls",
-            tasks=[task],
-            harness=ReplayHarness({CONTROL_TASK: script}),
-            model="replay",
-            out=out / name,
-            tests_timeout_s=120.0,
-        )
-        if args.work_root:
-            cfg.work_root = args.work_root
-        run_one(cfg, out / name, 1)
-        card = load_scorecard(out / name)
-        results[name] = card.tasks[0]
-        (attempt,) = attempts_for_run(out / name, card, tasks.tasks)
-        attempt.id = name
-        attempts.append(attempt)
+    with eval_lock("gaia-eval tasks controls"):
+        for name, script in SCRIPTS.items():
+            cfg = RunConfig(
+                suite="controls",
+                tasks=[task],
+                harness=ReplayHarness({CONTROL_TASK: script}),
+                model="replay",
+                out=out / name,
+                tests_timeout_s=120.0,
+            )
+            if args.work_root:
+                cfg.work_root = args.work_root
+            run_one(cfg, out / name, 1)
+            card = load_scorecard(out / name)
+            results[name] = card.tasks[0]
+            (attempt,) = attempts_for_run(out / name, card, tasks.tasks)
+            attempt.id = name
+            attempts.append(attempt)
     grades = judge_attempts(
         attempts, lambda s, p: complete(spec, s, p), attempts_allowed=args.judge_attempts
     )
