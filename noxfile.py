@@ -145,6 +145,20 @@ def code_retrieval_scale(session: nox.Session) -> None:
 # ---- tasks ----------------------------------------------------------------------------
 
 
+@nox.session(default=False)
+def tasks(session: nox.Session) -> None:
+    """Flagship agent tasks: `nox -s tasks -- --suite core --model M --judge-model J`."""
+    _install_package(session, "tasks")
+    session.run("gaia-eval", "tasks", "run", *session.posargs)
+
+
+@nox.session(default=False)
+def tasks_controls(session: nox.Session) -> None:
+    """Check the tasks judge on three planted attempts (`-- --judge-model J`)."""
+    _install_package(session, "tasks")
+    session.run("gaia-eval", "tasks", "controls", *session.posargs)
+
+
 # ---- scrub ----------------------------------------------------------------------------
 
 
