@@ -81,6 +81,15 @@ def test_onnx_fit_prefixes_cut_at_word_boundaries(minilm: OnnxEmbedder) -> None:
     assert minilm.fit_prefixes(chunking.chunks) == [len(c) for c in chunking.chunks]
 
 
+def test_onnx_cuts_unspaced_text_at_token_boundaries(minilm: OnnxEmbedder) -> None:
+    text = "北京是中华人民共和国的首都" * 60 + " end"
+    chunking = chunk_text(text, 100, 0, embedder=minilm)
+    assert len(chunking.chunks) > 2
+    assert all(c in text for c in chunking.chunks)
+    assert "".join(chunking.chunks).replace(" ", "") == text.replace(" ", "")
+    assert minilm.fit_prefixes(chunking.chunks) == [len(c) for c in chunking.chunks]
+
+
 def test_onnx_checksum_mismatch_names_file_and_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     pinned = onnx_mod._MODELS["all-MiniLM-L6-v2-int8"]
     monkeypatch.setitem(

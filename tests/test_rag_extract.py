@@ -84,13 +84,20 @@ def test_pdf_missing_only_its_trailer_is_degraded_with_text(tmp_path: Path) -> N
 
 
 def test_image_only_pdf_is_refused_with_an_actionable_error(tmp_path: Path) -> None:
-    path = write_pdf(tmp_path / "scan.pdf", [ImagePage(), ImagePage(shade=40)])
+    path = write_pdf(tmp_path / "scan.pdf", [ImagePage(), ImagePage(shade=40, inline=True)])
     ex = extract(path)
     assert ex.status == "empty"
     assert ex.text == ""
     assert ex.error is not None
     assert "image-only PDF" in ex.error
     assert "--vlm" in ex.error and "OCR" in ex.error
+
+
+def test_inline_image_scan_is_refused_too(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "inline.pdf", [ImagePage(inline=True)])
+    ex = extract(path)
+    assert ex.status == "empty"
+    assert ex.error is not None and "image-only PDF" in ex.error
 
 
 def test_mixed_pdf_keeps_text_and_names_image_pages(tmp_path: Path) -> None:

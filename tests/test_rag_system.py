@@ -294,3 +294,32 @@ def test_default_system_factory(
     assert (created.chunk_size, created.chunk_overlap) == (50, 5)
     with pytest.raises(InvalidInputError, match="overlap"):
         RagSystem.create("hash", tmp_path / "c3", chunk_size=5, chunk_overlap=5)
+
+
+def test_search_hits_count_as_use_for_lru(corpus: dict[str, Path], tmp_path: Path) -> None:
+    system = make(tmp_path / "cache", max_indexed_files=3)
+    paths = list(corpus.values())
+    for p in paths[:3]:
+        system.index(p)
+    top = system.search(QUERY, 1)  # returns pumps.md, the oldest: now recently used
+    assert top[0].path == str(corpus["pumps.md"])
+    result = system.index(paths[3])
+    assert result.evicted == (str(paths[1]),)
+    assert str(corpus["pumps.md"]) in system.indexed_paths()
+
+
+def test_degraded_pdf_is_indexed_flagged_and_cached_as_degraded(tmp_path: Path) -> None:
+    data = pdf_bytes([FILLER, "Impeller speed 3450 rpm. " + FILLER, FILLER, "Lost page."])
+    at = data.rindex(b"/Contents ")
+    number = data[at + 10 :].split(b" ", 1)[0]
+    path = tmp_path / "damaged.pdf"
+    path.write_bytes(data[: at + 10] + b"9" * len(number) + data[at + 10 + len(number) :])
+    first = make(tmp_path / "cache").index(path)
+    assert first.status == "degraded"
+    assert first.error is not None and "damaged PDF" in first.error
+    again = make(tmp_path / "cache")
+    second = again.index(path)
+    assert (second.status, second.from_cache) == ("degraded", True)
+    assert second.error == first.error
+    assert "Lost page" not in again.extracted_text(path)
+    assert answer_rank(again) == 1

@@ -43,7 +43,8 @@ class TokenLimited(Protocol):
     def fit_prefixes(self, texts: list[str]) -> list[int]:
         """For each text, the length in characters of its longest prefix that fits the
         model without truncation and ends at a whitespace boundary (or at the text's end);
-        `len(text)` when the whole text fits, 0 when not even its first word fits."""
+        `len(text)` when the whole text fits. When not even the first word fits, a cut
+        at a token boundary inside it, or 0 if the embedder cannot tell."""
         ...
 
 

@@ -25,6 +25,12 @@ The reference system
 no-argument factory `gaia_eval.systems.rag:default_system`, which reads
 `GAIA_EVAL_EMBEDDER` (default `onnx:all-MiniLM-L6-v2-int8`) and `GAIA_EVAL_RAG_CACHE`
 (default `$GAIA_EVAL_CACHE/rag-chunks`, else `~/.cache/gaia_eval/rag-chunks`).
+Beyond the protocol it offers `reindex(path)`, `indexed_paths()`, `stats()` (index size
+figures) and `cache_entry(path)` (the signed chunk-cache JSON serving a file).
+
+Defaults: 100-word chunks with 20 words of overlap, never spanning a `[Page N]` marker
+(markers are left out of chunks), cut further where the embedder's token limit requires
+(reported by `split_chunks`); agent pipeline at most 5 chunks.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,8 +77,21 @@ class _Capture(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+_INLINE_IMAGE = re.compile(rb"(?:^|\s)BI\s.*?\sID\s", re.DOTALL)
+
+
+def _has_inline_image(page: Any) -> bool:
+    try:
+        contents = page.get_contents()
+        return contents is not None and bool(_INLINE_IMAGE.search(contents.get_data()))
+    except Exception:
+        return False
+
+
 def _has_images(obj: Any, depth: int = 0) -> bool:
     """True when a page (or form XObject) draws an image XObject or an inline image."""
+    if depth == 0 and _has_inline_image(obj):
+        return True
     try:
         resources = obj.get("/Resources")
         resources = resources.get_object() if resources is not None else None
@@ -127,7 +141,7 @@ def extract_pdf(path: Path, data: bytes) -> Extraction:
             except Exception as err:
                 msg = (
                     f"{path}: cannot read the PDF ({type(err).__name__}: {err}); "
-                    "the file is truncated or corrupt"
+                    "the file is truncated or corrupt; fetch it again or repair it"
                 )
                 return Extraction("", "failed", error=msg)
             for number in range(1, n_pages + 1):

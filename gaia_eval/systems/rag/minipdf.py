@@ -18,6 +18,9 @@ class ImagePage:
     width: int = 64
     height: int = 32
     shade: int = 128
+    inline: bool = False
+    """Draw the image inline in the content stream (BI ... ID ... EI) instead of as an
+    image XObject; scanners and rasterizers write both."""
 
 
 def _escape(line: str) -> str:
@@ -52,7 +55,15 @@ def pdf_bytes(pages: list[str | ImagePage]) -> bytes:
     kids: list[int] = []
     for page in pages:
         resources = f"/Font << /F1 {font} 0 R >>"
-        if isinstance(page, ImagePage):
+        if isinstance(page, ImagePage) and page.inline:
+            pixels = bytes([page.shade % 256]) * (page.width * page.height)
+            stream = (
+                f"q 468 0 0 648 72 72 cm BI /W {page.width} /H {page.height} /CS /G "
+                "/BPC 8 ID\n".encode()
+                + pixels
+                + b"\nEI Q"
+            )
+        elif isinstance(page, ImagePage):
             pixels = bytes([page.shade % 256]) * (page.width * page.height)
             image = add(
                 f"<< /Type /XObject /Subtype /Image /Width {page.width} /Height {page.height} "

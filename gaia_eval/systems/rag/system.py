@@ -218,7 +218,7 @@ class RagSystem:
                     seconds=time.perf_counter() - t0,
                 )
             chunking = chunk_text(ex.text, self.chunk_size, self.chunk_overlap, self.embedder)
-            vectors = self.embedder.embed(chunking.chunks) if chunking.chunks else None
+            vectors = self._embed_unique(chunking.chunks) if chunking.chunks else None
             if vectors is None:
                 self._remove(key)
                 return IndexResult(
@@ -274,6 +274,15 @@ class RagSystem:
             notes=tuple(notes),
             seconds=time.perf_counter() - t0,
         )
+
+    def _embed_unique(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        # Repeated boilerplate (headers, table rows) is embedded once per file.
+        unique = list(dict.fromkeys(texts))
+        vecs = self.embedder.embed(unique)
+        if len(unique) == len(texts):
+            return np.ascontiguousarray(vecs, dtype=np.float32)
+        row = {t: i for i, t in enumerate(unique)}
+        return np.ascontiguousarray(vecs[[row[t] for t in texts]], dtype=np.float32)
 
     def reindex(self, path: Path) -> IndexResult:
         """Forget `path` and index it again (served from the chunk cache when unchanged)."""
