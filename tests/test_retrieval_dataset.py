@@ -107,6 +107,13 @@ def test_malformed_json(tmp_path: Path) -> None:
         load_dataset(path)
 
 
+def test_hostile_nesting_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "ds.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InvalidInputError, match="nested too deeply"):
+        load_dataset(path)
+
+
 def test_missing_dataset_file(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match=r"nope\.json: dataset file not found"):
         load_dataset(tmp_path / "nope.json")

@@ -159,9 +159,14 @@ void register_evidence(py::module_& m) {
               std::string latin1;
               for (size_t i = 0; i < units.size(); ++i) {
                 const bool piece = i < split.size() && split[i];
-                if (units[i].kind == PyUnicode_1BYTE_KIND) {
-                  ev::collapse_into(static_cast<const uint8_t*>(units[i].data),
-                                    units[i].size, latin1);
+                const auto* bytes = static_cast<const uint8_t*>(units[i].data);
+                if (units[i].kind == PyUnicode_1BYTE_KIND &&
+                    ev::is_collapsed(bytes, units[i].size)) {
+                  // Already normalized: search the str's own buffer, no copy.
+                  spans[i] = walk.next_latin1(
+                      {reinterpret_cast<const char*>(bytes), units[i].size}, piece);
+                } else if (units[i].kind == PyUnicode_1BYTE_KIND) {
+                  ev::collapse_into(bytes, units[i].size, latin1);
                   spans[i] = walk.next_latin1(latin1, piece);
                 } else {
                   collapse(units[i], chunk);

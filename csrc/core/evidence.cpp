@@ -55,6 +55,18 @@ void collapse(const Unit* units, size_t n, Out& out) {
 void collapse_into(const uint8_t* units, size_t n, std::string& out) {
   collapse(units, n, out);
 }
+bool is_collapsed(const uint8_t* units, size_t n) {
+  if (n == 0) return true;
+  if (space(units[0]) || space(units[n - 1])) return false;
+  bool prev_space = false;
+  for (size_t i = 1; i + 1 < n; ++i) {
+    const bool sp = space(units[i]);
+    if (sp && (prev_space || units[i] != ' ')) return false;
+    prev_space = sp;
+  }
+  return true;
+}
+
 std::string collapse_latin1(const uint8_t* units, size_t n) {
   std::string out;
   collapse(units, n, out);
@@ -152,8 +164,7 @@ int64_t Haystack::find(const std::u32string& needle, int64_t from, int64_t to) c
   });
 }
 
-int64_t Haystack::find_latin1(const std::string& needle, int64_t from,
-                              int64_t to) const {
+int64_t Haystack::find_latin1(std::string_view needle, int64_t from, int64_t to) const {
   const auto m = static_cast<int64_t>(needle.size());
   from = std::max<int64_t>(from, 0);
   to = std::min(to, size());
@@ -259,7 +270,7 @@ Span ChunkLocator::next(const std::u32string& chunk, bool piece) {
   });
 }
 
-Span ChunkLocator::next_latin1(const std::string& chunk, bool piece) {
+Span ChunkLocator::next_latin1(std::string_view chunk, bool piece) {
   return step(static_cast<int64_t>(chunk.size()), piece, [&](int64_t from, int64_t to) {
     return doc_.text().find_latin1(chunk, from, to);
   });

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gaia::evidence {
@@ -37,7 +38,7 @@ class Haystack {
   // needle is never found (an empty label matches nothing).
   int64_t find(const std::u32string& needle, int64_t from, int64_t to) const;
   // The same for a needle of Latin-1 code points, one byte each (no conversion).
-  int64_t find_latin1(const std::string& needle, int64_t from, int64_t to) const;
+  int64_t find_latin1(std::string_view needle, int64_t from, int64_t to) const;
 
  private:
   std::string bytes_;
@@ -53,6 +54,10 @@ int64_t find(const std::u32string& hay, const std::u32string& needle, int64_t fr
 // pass and without the offset map, which the evidence kernel has no use for. `out` is
 // overwritten, so a caller can reuse one buffer for many strings.
 std::string collapse_latin1(const uint8_t* units, size_t n);
+// True when the units are already normalized (a chunker's " ".join(words)): no
+// whitespace but single ' ' between non-space code points. Such a chunk is searched
+// as it is, without a normalized copy.
+bool is_collapsed(const uint8_t* units, size_t n);
 void collapse_into(const uint8_t* units, size_t n, std::string& out);
 void collapse_into(const uint8_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint16_t* units, size_t n, std::u32string& out);
@@ -113,7 +118,7 @@ class ChunkLocator {
  public:
   explicit ChunkLocator(const Document& doc) : doc_(doc) {}
   Span next(const std::u32string& chunk, bool piece);
-  Span next_latin1(const std::string& chunk, bool piece);  // Latin-1, one byte each
+  Span next_latin1(std::string_view chunk, bool piece);  // Latin-1, one byte each
 
  private:
   template <class Find>

@@ -49,8 +49,10 @@ def _workload(
     offs = [o for o, _ in markers]
     quotes: list[tuple[str, int | None, str | None]] = []
     for k in range(n_quotes):
-        start = norm.index(" ", rng.randrange(len(norm) - 400)) + 1
-        quote = norm[start : start + 120].rsplit(" ", 1)[0]
+        quote = "[Page"
+        while "[Page" in quote:  # a labelled quote lies within one page
+            start = norm.index(" ", rng.randrange(len(norm) - 400)) + 1
+            quote = norm[start : start + 120].rsplit(" ", 1)[0]
         page = markers[max(bisect.bisect_right(offs, start) - 1, 0)][1]
         near = norm[start : start + 20] if k % 10 == 0 else None
         quotes.append(("\n".join(quote.split(" ")), page if k % 2 == 0 else None, near))

@@ -186,6 +186,9 @@ def load_dataset(path: Path | str) -> Dataset:
             "fix the syntax there"
         )
         raise InvalidInputError(msg) from err
+    except RecursionError as err:
+        msg = f"{path}: JSON nested too deeply to be a dataset; check the file is one"
+        raise InvalidInputError(msg) from err
     if not isinstance(raw, dict):
         raise _fail(path, ["(top level): must be a JSON object with id, documents, questions"])
     problems: list[str] = []
@@ -298,8 +301,9 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
                 continue
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError as err:
-                msg = f"{path}: line {n} is not valid JSON ({err.msg}); fix or remove it"
+            except (json.JSONDecodeError, RecursionError) as err:
+                why = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
+                msg = f"{path}: line {n} is not valid JSON ({why}); fix or remove it"
                 raise InvalidInputError(msg) from err
             if not isinstance(row, dict) or not isinstance(row.get("_id"), str | int):
                 msg = f"{path}: line {n}: `_id` missing; every row needs `_id` and `text`"
