@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -323,6 +324,56 @@ def evidence_find(hay: str, needle: str, start: int = 0, end: int | None = None)
 # ---- grep ------------------------------------------------------------------------------
 
 
+class GrepHits(NamedTuple):
+    """Whole-word hits of several words, one row per (word, file, line)."""
+
+    word: npt.NDArray[np.int32]
+    """Index of the word in the query list."""
+    file: npt.NDArray[np.int32]
+    """Index of the file in the list the index was built from."""
+    line: npt.NDArray[np.int32]
+    """1-based line number."""
+    hits: npt.NDArray[np.int32]
+    """Occurrences of the word on that line."""
+
+
+class GrepIndex:
+    """Whole-word inverted index over a tree's files, built once (git grep -w -F words).
+
+    A word is a maximal run of ASCII letters, digits and '_' (git's definition); matching is
+    case-sensitive. Files with a NUL byte in their first 8000 bytes are skipped as binary,
+    as `git grep -I` does.
+    """
+
+    def __init__(self, contents: list[bytes]) -> None:
+        given: object = contents  # callers outside mypy's reach pass anything
+        if not isinstance(given, list):
+            msg = f"contents must be a list of bytes, not {type(given).__name__}"
+            raise TypeError(msg)
+        self._index = _core.GrepIndex(contents)
+
+    @property
+    def num_files(self) -> int:
+        return int(self._index.num_files)
+
+    @property
+    def num_occurrences(self) -> int:
+        """Word occurrences indexed (binary files excluded)."""
+        return int(self._index.num_occurrences)
+
+    def binary_mask(self) -> npt.NDArray[np.bool_]:
+        """True for each file that was skipped as binary."""
+        return self._index.binary_mask()
+
+    def query(self, words: list[str]) -> GrepHits:
+        """Hits of every word, ordered by word, file, line; ValueError for a non-word."""
+        given: object = words
+        if not isinstance(given, list) or not all(isinstance(w, str) for w in given):
+            msg = "words must be a list of str"
+            raise TypeError(msg)
+        return GrepHits(*self._index.query(list(words)))
+
+
 # ---- scrub -----------------------------------------------------------------------------
 # Imported here, not at the top, so each area's section stays self-contained.
 from collections.abc import Iterable  # noqa: E402
@@ -419,17 +470,21 @@ class Scrubber:
 
     def scrub(self, data: bytes | bytearray | memoryview) -> bytes:
         """Redact every secret; raises LeakError if one survives the re-check."""
-        return self.scrub_report(data)[0]
+        try:
+            out, _ = self._core.scrub(_as_bytes(data, "data"), False)
+        except _core.ScrubLeakError as err:
+            raise _leak(err) from None
+        return out
 
     def scrub_report(
         self, data: bytes | bytearray | memoryview
     ) -> tuple[bytes, list[ScrubFinding]]:
         """The scrubbed bytes and what was redacted (offsets into `data`)."""
         try:
-            out, found = self._core.scrub(_as_bytes(data, "data"))
+            out, found = self._core.scrub(_as_bytes(data, "data"), True)
         except _core.ScrubLeakError as err:
             raise _leak(err) from None
-        return out, [ScrubFinding(*f) for f in found]
+        return out, [ScrubFinding(*f) for f in found or ()]
 
     def find(self, data: bytes | bytearray | memoryview) -> list[ScrubFinding]:
         """One pass of every rule without redaction: the re-check on its own."""

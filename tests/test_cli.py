@@ -175,3 +175,29 @@ def test_bench_json_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         ("absent", None, None),
     ]
     assert json.loads(out.read_text())["schema"] == 1
+
+
+def test_schema_writes_then_checks_and_catches_drift(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "schemas"
+    assert cli.main(["schema", "--out", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert "bench.BenchResult.schema.json" in written
+    schema = json.loads((out / "bench.BenchResult.schema.json").read_text())
+    assert schema["properties"]["schema"]["const"] == 1
+    assert schema["additionalProperties"] is False
+    assert cli.main(["schema", "--out", str(out), "--check"]) == 0
+
+    (out / "bench.BenchResult.schema.json").write_text("{}\n")
+    (out / "gone.Model.schema.json").write_text("{}\n")
+    capsys.readouterr()
+    assert cli.main(["schema", "--out", str(out), "--check"]) == errors.EXIT_GATE_FAILED
+    err = capsys.readouterr().err
+    assert "changed: bench.BenchResult.schema.json" in err
+    assert "stale: gone.Model.schema.json" in err
+    assert "nox -s schema" in err
+
+    assert cli.main(["schema", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == written
+    assert cli.main(["schema", "--out", str(out), "--check"]) == 0

@@ -29,13 +29,16 @@ HOLDER = textwrap.dedent(
 )
 
 
+@pytest.fixture(autouse=True)
+def _lock_enforced(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A developer's GAIA_EVAL_NO_LOCK=1 must not turn these tests into no-ops.
+    monkeypatch.delenv("GAIA_EVAL_NO_LOCK", raising=False)
+
+
 @pytest.fixture
 def holder() -> Iterator[subprocess.Popen[str]]:
     """A child process that holds the lock until killed (GAIA_EVAL_LOCK_DIR is per test)."""
-    env = {k: v for k, v in os.environ.items() if k != "GAIA_EVAL_NO_LOCK"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True, env=env
-    )
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "locked"

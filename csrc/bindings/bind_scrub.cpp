@@ -35,7 +35,9 @@ std::string_view view_of(const py::handle& obj, const char* arg) {
   return {p, static_cast<size_t>(n)};
 }
 
-const uint8_t* u8(std::string_view v) { return reinterpret_cast<const uint8_t*>(v.data()); }
+const uint8_t* u8(std::string_view v) {
+  return reinterpret_cast<const uint8_t*>(v.data());
+}
 
 class PyScrubber {
  public:
@@ -56,16 +58,69 @@ class PyScrubber {
     cfg_ = std::move(cfg);
   }
 
-  // Returns (output or None when unchanged, findings).
-  py::tuple scrub(const py::bytes& data) const {
+  // Returns (output, or the input object itself when unchanged; findings or None).
+  py::tuple scrub(const py::bytes& data, bool with_findings) const {
     const std::string_view v = view_of(data, "data");
-    sc::Result r;
+    const sc::Config& cfg = *cfg_;
+    std::vector<sc::Match> first;
     {
       py::gil_scoped_release release;  // safe: reads immutable bytes and our own config
-      r = sc::scrub(*cfg_, u8(v), v.size());
+      first = sc::find_all(cfg, u8(v), v.size(), cfg.redact_mask());
     }
-    py::object out = r.unchanged ? py::object(data) : py::object(py::bytes(r.out));
-    return py::make_tuple(out, to_tuples(r.findings));
+    py::object out;
+    bool done = false;
+    if (first.empty()) {
+      out = data;
+      done = cfg.redact_mask() == sc::kAllKinds;  // that scan was the re-check
+    } else {
+      // Fast path: write round 1 straight into the bytes object we return; its re-scan
+      // usually finds nothing, which ends the job with no copy.
+      const size_t size = sc::applied_size(v.size(), first);
+      PyObject* raw = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+      if (!raw) throw py::error_already_set();
+      out = py::reinterpret_steal<py::object>(raw);
+      char* buf = PyBytes_AS_STRING(raw);
+      std::vector<sc::Match> again;
+      {
+        // Safe: the new object is not shared with any other thread yet.
+        py::gil_scoped_release release;
+        sc::apply_into(u8(v), v.size(), first, buf);
+        again = sc::find_all(cfg, reinterpret_cast<const uint8_t*>(buf), size,
+                             cfg.redact_mask());
+      }
+      done = again.empty() && cfg.redact_mask() == sc::kAllKinds;
+      if (!again.empty()) {
+        // Round 2 has work: take the general path (rounds, mapped findings, re-check).
+        sc::Result r;
+        {
+          py::gil_scoped_release release;  // safe: as above
+          r = sc::scrub(cfg, u8(v), v.size());
+        }
+        py::object found = py::none();
+        if (with_findings) found = py::cast(to_tuples(r.findings));
+        return py::make_tuple(py::bytes(r.out), found);
+      }
+    }
+    if (!done) {
+      // Some kinds are not redacted: the re-check with every kind is a separate scan.
+      const std::string_view o = view_of(out, "output");
+      std::vector<sc::Match> left;
+      {
+        py::gil_scoped_release release;  // safe: immutable bytes
+        left = sc::find_all(cfg, u8(o), o.size(), sc::kAllKinds);
+      }
+      if (!left.empty()) {
+        uint32_t kinds = 0;
+        for (const auto& m : left) kinds |= 1u << m.kind;
+        throw sc::LeakError(sc::leak_message(kinds), kinds);
+      }
+    }
+    if (!with_findings) return py::make_tuple(out, py::none());
+    std::vector<FindingTuple> found;
+    for (const auto& m : first)
+      found.emplace_back(sc::kind_name(m.kind), m.start + m.keep,
+                         m.end - m.start - m.keep);
+    return py::make_tuple(out, found);
   }
 
   std::vector<FindingTuple> find(const py::bytes& data) const {
@@ -77,7 +132,8 @@ class PyScrubber {
     }
     std::vector<FindingTuple> out;
     for (const auto& m : ms)
-      out.emplace_back(sc::kind_name(m.kind), m.start + m.keep, m.end - m.start - m.keep);
+      out.emplace_back(sc::kind_name(m.kind), m.start + m.keep,
+                       m.end - m.start - m.keep);
     return out;
   }
 
@@ -112,7 +168,9 @@ class PyStream {
     return py::bytes(out);
   }
 
-  std::vector<FindingTuple> take_findings() { return to_tuples(stream_.take_findings()); }
+  std::vector<FindingTuple> take_findings() {
+    return to_tuples(stream_.take_findings());
+  }
 
  private:
   sc::Stream stream_;
@@ -137,8 +195,10 @@ void register_scrub(py::module_& m) {
       py::arg("value"), "Whether a value qualifies as a known secret.");
 
   py::class_<PyScrubber>(m, "Scrubber")
-      .def(py::init<const py::list&, const py::list&>(), py::arg("known"), py::arg("skip"))
+      .def(py::init<const py::list&, const py::list&>(), py::arg("known"),
+           py::arg("skip"))
       .def("scrub", &PyScrubber::scrub, py::arg("data"),
+           py::arg("with_findings") = true,
            "Redact, re-check; (output or the input object itself, findings).")
       .def("find", &PyScrubber::find, py::arg("data"),
            "Every match of every kind, no redaction (the re-check).")

@@ -11,11 +11,21 @@ namespace gaia::scrub {
 namespace {
 
 const char* const kNames[kKindCount] = {
-    "known-secret", "private-key", "anthropic", "stripe",      "sk",
-    "fireworks",    "github",      "aws",       "slack",       "google",
+    "known-secret", "private-key", "anthropic", "stripe",         "sk",
+    "fireworks",    "github",      "aws",       "slack",          "google",
     "huggingface",  "jwt",         "bearer",    "url-credentials"};
 
 constexpr uint32_t kAMask = (1u << kKnown) | (1u << kPem);
+
+// Wu-Manber block: the 3 bytes ending at p, hashed to `bits` bits. 3-byte blocks keep
+// the shifts long; with few known values 8 KiB of shifts stay in L1 (the loop is bound
+// by the latency of this lookup), and the table grows with the number of values.
+inline size_t block3(const uint8_t* p, unsigned bits) {
+  const uint32_t x = static_cast<uint32_t>(p[-2]) |
+                     (static_cast<uint32_t>(p[-1]) << 8) |
+                     (static_cast<uint32_t>(p[0]) << 16);
+  return (x * 0x9E3779B1u) >> (32 - bits);
+}
 
 uint64_t load8(const uint8_t* p) {
   uint64_t v;
@@ -24,17 +34,30 @@ uint64_t load8(const uint8_t* p) {
 }
 
 // The next A match (known value or PEM block) starting in [from, limit), leftmost then
-// longest. Wu-Manber over the first 11 bytes of every A pattern: the 2-byte block at
+// longest. Wu-Manber over the first 11 bytes of every A pattern: the 3-byte block at
 // the end of the window says how far the window can jump without passing a start.
 bool find_a(const Config& cfg, uint32_t mask, const uint8_t* d, size_t n, size_t from,
             size_t limit, size_t* start, size_t* len, uint8_t* kind) {
   if (!(mask & kAMask)) return false;
+  if (cfg.a_prefilter()) {
+    for (size_t i = from;; ++i) {
+      i = detail::nibble_scan(cfg.a_nibbles(), d, i, limit, n);
+      if (i >= limit) return false;
+      const size_t l = cfg.a_match_at(d + i, n - i, mask, kind);
+      if (l) {
+        *start = i;
+        *len = l;
+        return true;
+      }
+    }
+  }
   constexpr size_t m = Config::kWindow;
   const uint8_t* shift = cfg.shifts();
+  const unsigned bits = cfg.shift_bits();
   const size_t iend = std::min(n, limit + m - 1);
   size_t i = from + m - 1;
   while (i < iend) {
-    const uint8_t k = shift[d[i - 1] | (d[i] << 8)];
+    const uint8_t k = shift[block3(d + i, bits)];
     if (k) {
       i += k;
       continue;
@@ -55,7 +78,13 @@ class Scanner {
  public:
   Scanner(const Config& cfg, uint32_t mask, const uint8_t* d, size_t n, uint64_t base,
           bool last, ScanState& st, std::vector<Match>& out)
-      : cfg_(cfg), mask_(mask), d_(d), n_(n), base_(base), last_(last), st_(st),
+      : cfg_(cfg),
+        mask_(mask),
+        d_(d),
+        n_(n),
+        base_(base),
+        last_(last),
+        st_(st),
         out_(out) {}
 
   void run() {
@@ -103,23 +132,11 @@ class Scanner {
   // Shape matches starting in [from, to) of a gap ending at g; returns the position
   // after the last decision.
   size_t shapes(size_t from, size_t to, size_t g, bool g_is_a) {
-    const detail::Tables& t = detail::tables();
     size_t cur = from;
-    const size_t fast_end = std::min(to, n_ >= 2 ? n_ - 2 : 0);
     size_t i = from;
-    while (i < to) {
-      uint16_t m = 0;
-      // The hot loop: three table lookups per byte, no other branch.
-      while (i < fast_end && !(m = t.t0[d_[i]] & t.t1[d_[i + 1]] & t.t2[d_[i + 2]])) ++i;
-      if (i >= fast_end) {
-        if (i >= to) break;
-        m = t.t0[d_[i]] & (i + 1 < n_ ? t.t1[d_[i + 1]] : 0) &
-            (i + 2 < n_ ? t.t2[d_[i + 2]] : 0);
-        if (!m) {
-          ++i;
-          continue;
-        }
-      }
+    for (;;) {
+      i = detail::next_trigger(d_, i, to, n_);
+      if (i >= to) break;
       flush_url(i, g, g_is_a, cur);
       if (i < cur) {
         i = cur;
@@ -188,7 +205,9 @@ int kind_from_name(std::string_view name) {
   return -1;
 }
 
-std::string token(int kind) { return std::string("[REDACTED:") + kind_name(kind) + "]"; }
+std::string token(int kind) {
+  return std::string("[REDACTED:") + kind_name(kind) + "]";
+}
 
 bool known_value_ok(std::string_view v) {
   if (v.size() < kMinKnown || v.size() > kMaxKnown) return false;
@@ -196,6 +215,13 @@ bool known_value_ok(std::string_view v) {
   for (char c : v)
     if (detail::is(static_cast<uint8_t>(c), detail::kSpace)) return false;
   return true;
+}
+
+void Nibbles::add(const uint8_t* prefix3, uint8_t bucket_bit) {
+  for (int k = 0; k < 3; ++k) {
+    lo[k][prefix3[k] & 15] |= bucket_bit;
+    hi[k][prefix3[k] >> 4] |= bucket_bit;
+  }
 }
 
 bool Config::add_known(std::string_view value) {
@@ -219,19 +245,31 @@ void Config::build() {
       return values_[a].size() > values_[b].size();
     });
   constexpr size_t m = kWindow;
-  shift_.assign(65536, static_cast<uint8_t>(m - 1));
+  shift_bits_ = 13;
+  while (shift_bits_ < 20 && (size_t{1} << shift_bits_) < values_.size() * 64)
+    ++shift_bits_;
+  shift_.assign(size_t{1} << shift_bits_, static_cast<uint8_t>(m - 2));
   auto add = [this](const uint8_t* p) {
-    for (size_t j = 0; j + 1 < m; ++j) {
-      const size_t blk = p[j] | (p[j + 1] << 8);
-      shift_[blk] = std::min<uint8_t>(shift_[blk], static_cast<uint8_t>(m - 2 - j));
+    // The block ending at pattern byte j allows a jump of m - 1 - j.
+    for (size_t j = 2; j < m; ++j) {
+      const size_t blk = block3(p + j, shift_bits_);
+      shift_[blk] = std::min<uint8_t>(shift_[blk], static_cast<uint8_t>(m - 1 - j));
     }
   };
   add(reinterpret_cast<const uint8_t*>("-----BEGIN "));
   for (const auto& v : values_) add(reinterpret_cast<const uint8_t*>(v.data()));
+  // Few values: one bucket for PEM's "---", the values spread over the other seven.
+  a_prefilter_ = values_.size() <= 32;
+  a_nib_ = Nibbles{};
+  a_nib_.add(reinterpret_cast<const uint8_t*>("---"), 1);
+  for (size_t i = 0; i < values_.size(); ++i)
+    a_nib_.add(reinterpret_cast<const uint8_t*>(values_[i].data()),
+               static_cast<uint8_t>(2u << (i % 7)));
   built_ = true;
 }
 
-size_t Config::a_match_at(const uint8_t* d, size_t n, uint32_t mask, uint8_t* kind) const {
+size_t Config::a_match_at(const uint8_t* d, size_t n, uint32_t mask,
+                          uint8_t* kind) const {
   size_t best = 0;
   if ((mask >> kPem) & 1u) {
     const size_t l = detail::pem_length(d, n);
@@ -288,6 +326,29 @@ std::string apply(const uint8_t* data, size_t n, const std::vector<Match>& match
   return out;
 }
 
+size_t applied_size(size_t n, const std::vector<Match>& matches) {
+  size_t size = n;
+  for (const Match& m : matches)
+    size = size - static_cast<size_t>(m.end - m.start - m.keep) +
+           std::strlen(kind_name(m.kind)) + 11;  // "[REDACTED:" + name + "]"
+  return size;
+}
+
+void apply_into(const uint8_t* data, size_t n, const std::vector<Match>& matches,
+                char* out) {
+  uint64_t at = 0;
+  for (const Match& m : matches) {
+    const uint64_t red = m.start + m.keep;
+    std::memcpy(out, data + at, static_cast<size_t>(red - at));
+    out += red - at;
+    const std::string tok = token(m.kind);
+    std::memcpy(out, tok.data(), tok.size());
+    out += tok.size();
+    at = m.end;
+  }
+  std::memcpy(out, data + at, static_cast<size_t>(n - at));
+}
+
 std::string leak_message(uint32_t kinds) {
   std::string names;
   for (int k = 0; k < kKindCount; ++k) {
@@ -303,9 +364,10 @@ namespace {
 
 uint64_t map_back(const std::vector<Rep>& reps, uint64_t x, bool is_end) {
   // The last record starting before x (at or before, for a start position).
-  auto it = std::upper_bound(reps.begin(), reps.end(), x, [is_end](uint64_t v, const Rep& r) {
-    return is_end ? v <= r.out_start : v < r.out_start;
-  });
+  auto it =
+      std::upper_bound(reps.begin(), reps.end(), x, [is_end](uint64_t v, const Rep& r) {
+        return is_end ? v <= r.out_start : v < r.out_start;
+      });
   if (it == reps.begin()) return x;
   const Rep& r = *(it - 1);
   if (x < r.out_end) return is_end ? r.in_end : r.in_start;
@@ -395,10 +457,12 @@ void Pass::feed(const uint8_t* data, size_t n, bool last, std::string& out,
 }
 
 uint64_t Pass::to_input(uint64_t x, bool is_end) const {
-  auto it = std::upper_bound(reps_.begin(), reps_.end(), x, [is_end](uint64_t v, const Rep& r) {
-    return is_end ? v <= r.out_start : v < r.out_start;
-  });
-  if (it == reps_.begin()) return static_cast<uint64_t>(static_cast<int64_t>(x) + pruned_delta_);
+  auto it = std::upper_bound(reps_.begin(), reps_.end(), x,
+                             [is_end](uint64_t v, const Rep& r) {
+                               return is_end ? v <= r.out_start : v < r.out_start;
+                             });
+  if (it == reps_.begin())
+    return static_cast<uint64_t>(static_cast<int64_t>(x) + pruned_delta_);
   const Rep& r = *(it - 1);
   if (x < r.out_end) return is_end ? r.in_end : r.in_start;
   return x - r.out_end + r.in_end;
@@ -428,7 +492,8 @@ std::string Stream::run(const uint8_t* data, size_t n, bool last) {
   for (size_t r = 0; r <= rounds; ++r) {
     std::string out;
     std::vector<Match> ms;
-    passes_[r]->feed(reinterpret_cast<const uint8_t*>(in.data()), in.size(), last, out, ms);
+    passes_[r]->feed(reinterpret_cast<const uint8_t*>(in.data()), in.size(), last, out,
+                     ms);
     if (r == rounds) {
       if (!ms.empty()) {
         failed_ = true;
@@ -447,7 +512,8 @@ std::string Stream::run(const uint8_t* data, size_t n, bool last) {
     in.swap(out);
   }
   // A later pass only asks about positions it has not decided yet.
-  for (size_t r = 0; r + 1 < passes_.size(); ++r) passes_[r]->prune(passes_[r + 1]->decided());
+  for (size_t r = 0; r + 1 < passes_.size(); ++r)
+    passes_[r]->prune(passes_[r + 1]->decided());
   if (last) finished_ = true;
   return in;
 }

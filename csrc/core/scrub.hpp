@@ -1,10 +1,12 @@
 // gaia_eval native core: secret scrubbing (no Python headers).
 //
 // Two kinds of secret are found in one left-to-right pass over raw bytes:
-//  - "A" matches: known values (exact byte strings) and PEM private-key blocks. They are
-//    chosen first over the whole text, leftmost then longest, so a known value is always
-//    redacted whole even when a shape rule would have started inside it.
-//  - "B" matches: the secret shapes (sk-, ghp_, AKIA, JWT, Bearer, URL passwords...), in
+//  - "A" matches: known values (exact byte strings) and PEM private-key blocks. They
+//  are
+//    chosen first over the whole text, leftmost then longest, so a known value is
+//    always redacted whole even when a shape rule would have started inside it.
+//  - "B" matches: the secret shapes (sk-, ghp_, AKIA, JWT, Bearer, URL passwords...),
+//  in
 //    the gaps between A matches, leftmost first, rules tried in a fixed order.
 // docs/scrubbing.md is the rule table; tests/native/test_scrub.py holds an independent
 // regex oracle of the same rules.
@@ -89,6 +91,15 @@ class LeakError : public std::runtime_error {
   uint32_t kinds_;
 };
 
+// Byte classes of a 3-byte prefilter split by nibble ("shufti"): the bucket bits of
+// byte c at offset k are lo[k][c & 15] & hi[k][c >> 4]; a position is a candidate when
+// its three bytes share a bucket bit.
+struct Nibbles {
+  alignas(16) uint8_t lo[3][16];
+  alignas(16) uint8_t hi[3][16];
+  void add(const uint8_t* prefix3, uint8_t bucket_bit);
+};
+
 // Immutable configuration: the known values and which kinds are redacted.
 class Config {
  public:
@@ -107,11 +118,19 @@ class Config {
   // Wu-Manber window length and shift table over all A prefixes.
   static constexpr size_t kWindow = 11;
   const uint8_t* shifts() const { return shift_.data(); }
+  unsigned shift_bits() const { return shift_bits_; }
+  // With few known values, A candidates come from a SIMD prefilter on their first three
+  // bytes (and "---"); with many, from the Wu-Manber shifts.
+  bool a_prefilter() const { return a_prefilter_; }
+  const Nibbles& a_nibbles() const { return a_nib_; }
 
  private:
   std::vector<std::string> values_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_prefix_;  // longest first
   std::vector<uint8_t> shift_;
+  unsigned shift_bits_ = 13;
+  bool a_prefilter_ = true;
+  Nibbles a_nib_{};
   size_t max_known_ = 0;
   uint32_t redact_mask_ = kAllKinds;
   bool built_ = false;
@@ -119,9 +138,9 @@ class Config {
 
 // Where a pass stands in its input (absolute byte positions), carried between feeds.
 struct ScanState {
-  uint64_t pos = 0;          // next undecided input position
-  uint64_t edge = 0;         // a position preceded by a token or the text start
-  bool a_known = false;      // a_start/a_end/a_kind hold the next A match
+  uint64_t pos = 0;      // next undecided input position
+  uint64_t edge = 0;     // a position preceded by a token or the text start
+  bool a_known = false;  // a_start/a_end/a_kind hold the next A match
   uint64_t a_start = 0, a_end = 0;
   uint8_t a_kind = 0;
   uint64_t a_scanned = 0;    // no A match starts in [pos, a_scanned)
@@ -144,8 +163,8 @@ struct Rep {
 class Pass {
  public:
   Pass(std::shared_ptr<const Config> cfg, uint32_t mask);
-  // Feeds bytes; appends the decided output to `out` and the matches (input coordinates)
-  // to `matches`. With `last`, everything is decided.
+  // Feeds bytes; appends the decided output to `out` and the matches (input
+  // coordinates) to `matches`. With `last`, everything is decided.
   void feed(const uint8_t* data, size_t n, bool last, std::string& out,
             std::vector<Match>& matches);
   // Input position before which everything is decided and emitted.
@@ -167,7 +186,7 @@ class Pass {
 };
 
 struct Result {
-  std::string out;        // empty with `unchanged` when nothing was redacted
+  std::string out;  // empty with `unchanged` when nothing was redacted
   bool unchanged = false;
   std::vector<Finding> findings;
 };
@@ -183,6 +202,11 @@ std::string apply(const uint8_t* data, size_t n, const std::vector<Match>& match
                   std::vector<Rep>* reps = nullptr);
 // "[REDACTED:<kind>]"
 std::string token(int kind);
+// The size of apply()'s result, and apply() into a caller's buffer of that size (so a
+// binding can write straight into the object it returns).
+size_t applied_size(size_t n, const std::vector<Match>& matches);
+void apply_into(const uint8_t* data, size_t n, const std::vector<Match>& matches,
+                char* out);
 std::string leak_message(uint32_t kinds);
 
 // Streaming scrubber: kRounds chained passes and a re-check pass. The output of feed()

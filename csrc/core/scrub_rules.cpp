@@ -2,6 +2,11 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define GAIA_SCRUB_AVX2 1
+#endif
+
 #include "scrub.hpp"
 #include "scrub_rules.hpp"
 
@@ -33,6 +38,89 @@ void trig(Tables& t, const char* a, const char* b, const char* c, uint16_t bit) 
   set_chars(t.t0, a, bit);
   set_chars(t.t1, b, bit);
   set_chars(t.t2, c, bit);
+  // Fold the 10 families onto 8 bits for the nibble tables (sharing a bit only adds
+  // candidates, never loses one).
+  int b8 = 0;
+  while (!((bit >> b8) & 1)) ++b8;
+  const uint8_t fold = static_cast<uint8_t>(1u << (b8 % 8));
+  const char* sets[3] = {a, b, c};
+  for (int k = 0; k < 3; ++k) {
+    for (const char* q = sets[k]; *q; ++q) {
+      const uint8_t ch = static_cast<uint8_t>(*q);
+      t.nib.lo[k][ch & 15] |= fold;
+      t.nib.hi[k][ch >> 4] |= fold;
+    }
+  }
+}
+
+size_t next_trigger_scalar(const uint8_t* d, size_t i, size_t end, size_t n) {
+  const Tables& t = tables();
+  const size_t fast_end = std::min(end, n >= 2 ? n - 2 : 0);
+  for (; i < fast_end; ++i)
+    if (t.t0[d[i]] & t.t1[d[i + 1]] & t.t2[d[i + 2]]) return i;
+  for (; i < end; ++i)
+    if (t.t0[d[i]] & (i + 1 < n ? t.t1[d[i + 1]] : 0) &
+        (i + 2 < n ? t.t2[d[i + 2]] : 0))
+      return i;
+  return end;
+}
+
+size_t nibble_scan_scalar(const Nibbles& t, const uint8_t* d, size_t i, size_t end,
+                          size_t n) {
+  auto cls = [&t](int k, uint8_t c) { return t.lo[k][c & 15] & t.hi[k][c >> 4]; };
+  for (; i < end; ++i)
+    if (cls(0, d[i]) & (i + 1 < n ? cls(1, d[i + 1]) : 0) &
+        (i + 2 < n ? cls(2, d[i + 2]) : 0))
+      return i;
+  return end;
+}
+
+#ifdef GAIA_SCRUB_AVX2
+// 32 positions per step: six byte shuffles classify the bytes at offsets 0, 1 and 2,
+// and a position survives only when all three share a bucket. Returns the first hit,
+// or where whole blocks ran out (*hit false).
+__attribute__((target("avx2"))) size_t nibble_blocks_avx2(const Nibbles& t,
+                                                          const uint8_t* d, size_t i,
+                                                          size_t end, size_t n,
+                                                          bool* hit) {
+  __m256i lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = _mm256_broadcastsi128_si256(
+        _mm_load_si128(reinterpret_cast<const __m128i*>(t.lo[k])));
+    hi[k] = _mm256_broadcastsi128_si256(
+        _mm_load_si128(reinterpret_cast<const __m128i*>(t.hi[k])));
+  }
+  const __m256i nib = _mm256_set1_epi8(0x0f);
+  const __m256i zero = _mm256_setzero_si256();
+  *hit = false;
+  while (i + 32 <= end && i + 34 <= n) {
+    __m256i m = _mm256_set1_epi8(-1);
+    for (int k = 0; k < 3; ++k) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + i + k));
+      const __m256i l = _mm256_and_si256(v, nib);
+      const __m256i h = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+      m = _mm256_and_si256(m, _mm256_and_si256(_mm256_shuffle_epi8(lo[k], l),
+                                               _mm256_shuffle_epi8(hi[k], h)));
+    }
+    const uint32_t hits =
+        ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero)));
+    if (hits) {
+      *hit = true;
+      return i + static_cast<size_t>(__builtin_ctz(hits));
+    }
+    i += 32;
+  }
+  return i;
+}
+#endif
+
+bool has_avx2() {
+#ifdef GAIA_SCRUB_AVX2
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
 }
 
 bool lit(const uint8_t* d, size_t p, size_t g, const char* s, size_t len) {
@@ -55,7 +143,9 @@ bool rich(const uint8_t* d, size_t b, size_t e) {
   return false;
 }
 
-uint8_t lower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c + 32) : c; }
+uint8_t lower(uint8_t c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<uint8_t>(c + 32) : c;
+}
 
 // Documentation placeholders: "example" in any case, or six x's or zeros in a row.
 bool placeholder(const uint8_t* d, size_t b, size_t e) {
@@ -124,12 +214,15 @@ bool match_bearer(const uint8_t* d, size_t p, size_t g, Span* out) {
 
 Tables::Tables() {
   std::memset(this, 0, sizeof(*this));
-  set_range(cls, 'A', 'Z', kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser |
-                               kWord | kScheme | kPemBody | kLabel | kHost);
+  set_range(cls, 'A', 'Z',
+            kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser | kWord |
+                kScheme | kPemBody | kLabel | kHost);
   set_range(cls, 'a', 'z',
-            kAlnum | kTok | kSlackCh | kBearerCh | kUser | kWord | kScheme | kPemBody | kHost);
-  set_range(cls, '0', '9', kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser |
-                               kWord | kScheme | kPemBody | kLabel | kHost);
+            kAlnum | kTok | kSlackCh | kBearerCh | kUser | kWord | kScheme | kPemBody |
+                kHost);
+  set_range(cls, '0', '9',
+            kAlnum | kUpDigit | kRich | kTok | kSlackCh | kBearerCh | kUser | kWord |
+                kScheme | kPemBody | kLabel | kHost);
   set_chars(cls, "_-", kTok);
   set_chars(cls, "-", kSlackCh);
   set_chars(cls, "._~+/=-", kBearerCh);
@@ -154,9 +247,34 @@ Tables::Tables() {
   trig(*this, ":", "/", "/", kTrigUrl);
 }
 
-const Tables& tables() {
-  static const Tables t;
-  return t;
+const Tables kTables;
+
+size_t next_trigger(const uint8_t* d, size_t i, size_t end, size_t n) {
+  static const bool avx2 = has_avx2();
+#ifdef GAIA_SCRUB_AVX2
+  if (avx2) {
+    bool hit = false;
+    i = nibble_blocks_avx2(kTables.nib, d, i, end, n, &hit);
+    if (hit) return i;
+  }
+#else
+  (void)avx2;
+#endif
+  return next_trigger_scalar(d, i, end, n);
+}
+
+size_t nibble_scan(const Nibbles& t, const uint8_t* d, size_t i, size_t end, size_t n) {
+  static const bool avx2 = has_avx2();
+#ifdef GAIA_SCRUB_AVX2
+  if (avx2) {
+    bool hit = false;
+    i = nibble_blocks_avx2(t, d, i, end, n, &hit);
+    if (hit) return i;
+  }
+#else
+  (void)avx2;
+#endif
+  return nibble_scan_scalar(t, d, i, end, n);
 }
 
 bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, uint32_t mask,
@@ -200,12 +318,14 @@ bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, uint32_t 
     case 'A':
       if (on(mask, kAws) && (lit(d, p, g, "AKIA", 4) || lit(d, p, g, "ASIA", 4))) {
         e = run(d, p + 4, g, kUpDigit, 16);
-        if (e - (p + 4) == 16 && (e == g || !is(d[e], kAlnum)) && !placeholder(d, p + 4, e))
+        if (e - (p + 4) == 16 && (e == g || !is(d[e], kAlnum)) &&
+            !placeholder(d, p + 4, e))
           return done(out, e, kAws);
       }
       if (on(mask, kGoogle) && lit(d, p, g, "AIza", 4)) {
         e = run(d, p + 4, g, kTok, 35);
-        if (e - (p + 4) == 35 && !placeholder(d, p + 4, e)) return done(out, e, kGoogle);
+        if (e - (p + 4) == 35 && !placeholder(d, p + 4, e))
+          return done(out, e, kGoogle);
       }
       return false;
     case 'x':

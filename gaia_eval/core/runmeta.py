@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 class Machine(BaseModel):
     """The machine a run measured on; gates and readers use it to judge comparability."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     cpu: str
     """CPU model name as the OS reports it."""
@@ -32,7 +32,7 @@ class Machine(BaseModel):
 class RunMeta(BaseModel):
     """Identity and timing of one run."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     package_version: str
     """gaia-eval version that ran."""

@@ -351,3 +351,22 @@ def test_equals_pytrec_eval_on_random_runs(seed: int) -> None:
             assert got[qid][f"P@{k}"] == pytest.approx(measures[f"P_{k}"], abs=1e-9)
             assert got[qid][f"ndcg@{k}"] == pytest.approx(measures[f"ndcg_cut_{k}"], abs=1e-9)
         assert got[qid]["rr"] == pytest.approx(measures["recip_rank"], abs=1e-9)
+
+
+def test_concurrent_calls_agree() -> None:
+    """The kernel runs without the GIL: calls from many threads must not share state."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = random.Random(11)
+    cases = []
+    for _ in range(8):
+        qrels = [{rng.randrange(50): rng.randint(1, 3) for _ in range(5)} for _ in range(300)]
+        rankings = [[rng.randrange(60) for _ in range(rng.randint(0, 40))] for _ in range(300)]
+        cases.append(to_arrays(rankings, qrels))
+    want = [_native.ranking_metrics(*c, [1, 10, 50]) for c in cases]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda c: _native.ranking_metrics(*c, [1, 10, 50]), cases * 4))
+    for i, scores in enumerate(got):
+        ref = want[i % len(cases)]
+        for field in ("recall", "precision", "ndcg", "rr"):
+            assert np.array_equal(getattr(scores, field), getattr(ref, field))

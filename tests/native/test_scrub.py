@@ -328,6 +328,20 @@ def test_kernel_matches_oracle_with_a_skipped_kind(
     same(text, known, (kind,))
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile_text(), SEEDS)
+def test_kernel_matches_oracle_with_many_known_values(
+    case: tuple[bytes, list[bytes]], rng: random.Random
+) -> None:
+    # Past 32 known values the kernel switches from the SIMD prefilter to Wu-Manber.
+    text, known = case
+    extra = [
+        bytes(rng.choice(b"abcXYZ012-_:") for _ in range(rng.randint(12, 20))) for _ in range(40)
+    ]
+    planted = b" ".join(rng.sample(extra, 5))
+    same(text + b" " + planted + b" " + text, known + extra)
+
+
 @SETTINGS
 @given(hostile_text())
 def test_output_is_clean_and_idempotent(case: tuple[bytes, list[bytes]]) -> None:
@@ -400,6 +414,10 @@ NEGATIVE = [
     b"http://host:8080/path@ref",
     b"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
     b"eyJhbGciOiJIUzI1NiJ9",
+    b"sk-ant-short1",
+    b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    b"AIzaSyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    b"/usr/local/secret",
 ]
 
 
@@ -499,7 +517,8 @@ def test_split_at_every_position() -> None:
     text = (
         b"x Bearer Ab3dEfGh1jKlMnOpQr y AKIAZ7QX3MNB2KLP4R6T https://u:pw12345@h/ "
         b"Known-Value-1234 -----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY----- "
-        b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig sk-proj-Ab3dEfGh1jKlMnOp"
+        b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig sk-proj-Ab3dEfGh1jKlMnOp "
+        b"Bearer abcdefgh12345678/sk-ABCDEFGH12345678/EXAMPLE"  # needs round 2
     )
     s = _native.Scrubber(known)
     want = s.scrub_report(text)

@@ -1,0 +1,115 @@
+"""Repositories: a local mirror or a clone from a URL template, one work tree per repository.
+
+`--git-mirror DIR` holds bare or normal clones named `owner+name`; otherwise repositories are
+cloned (bare) from `url_template` (default `https://github.com/{repo}.git`) into the work
+root once. Each work tree is checked out detached at a commit with a forced checkout and
+`git clean -ffdxq`, and HEAD is verified afterwards.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+
+DEFAULT_URL_TEMPLATE = "https://github.com/{repo}.git"
+GIT_TIMEOUT_S = 900
+
+
+def git(cwd: Path, *args: str) -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-c", "core.autocrlf=false", "-c", "core.longpaths=true", *args],
+            cwd=cwd,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        msg = f"git {' '.join(args)} in {cwd}: {err}"
+        raise InfrastructureError(msg) from err
+    if out.returncode != 0:
+        msg = f"git {' '.join(args)} in {cwd} failed: {out.stderr.decode(errors='replace').strip()}"
+        raise InfrastructureError(msg)
+    return out.stdout.decode("utf-8", "replace")
+
+
+class Repos:
+    """Where each repository's objects come from and where its work tree lives."""
+
+    def __init__(
+        self,
+        work_root: Path,
+        mirror: Path | None = None,
+        url_template: str = DEFAULT_URL_TEMPLATE,
+        cache_root: Path | None = None,
+    ) -> None:
+        self.work_root = Path(work_root)
+        # Bare clones outlive a run (they are the slow part); work trees do not.
+        self.cache_root = Path(cache_root) if cache_root else self.work_root
+        self.mirror = Path(mirror) if mirror else None
+        self.url_template = url_template
+        if self.mirror is not None and not self.mirror.is_dir():
+            msg = f"--git-mirror {self.mirror}: not a directory of clones named owner+name"
+            raise InvalidInputError(msg)
+
+    def source(self, repo: str) -> str:
+        """A git URL or path that holds the repository's objects."""
+        if self.mirror is not None:
+            local = self.mirror / repo.replace("/", "+")
+            if not local.exists():
+                msg = f"--git-mirror {self.mirror}: no clone named {repo.replace('/', '+')}"
+                raise InvalidInputError(msg)
+            return str(local.resolve())
+        bare = self.cache_root / "git-cache" / f"{repo.replace('/', '+')}.git"
+        if not bare.exists():
+            bare.parent.mkdir(parents=True, exist_ok=True)
+            git(
+                bare.parent, "clone", "--bare", "-q", self.url_template.format(repo=repo), str(bare)
+            )
+        return str(bare)
+
+    def worktree(self, repo: str) -> Path:
+        """The repository's one work tree (created on first use, without a checkout)."""
+        tree = self.work_root / "trees" / repo.replace("/", "+")
+        if not (tree / ".git").exists():
+            tree.parent.mkdir(parents=True, exist_ok=True)
+            git(
+                tree.parent,
+                "clone",
+                "-q",
+                "--shared",
+                "--no-checkout",
+                self.source(repo),
+                str(tree),
+            )
+        return tree
+
+    def checkout(self, repo: str, commit: str) -> Path:
+        tree = self.worktree(repo)
+        git(tree, "checkout", "-q", "-f", "--detach", commit)
+        git(tree, "clean", "-ffdxq")
+        head = git(tree, "rev-parse", "HEAD").strip()
+        full = git(tree, "rev-parse", f"{commit}^{{commit}}").strip()
+        if head != full:
+            msg = f"{repo}: HEAD is {head} after checking out {commit}"
+            raise InfrastructureError(msg)
+        return tree
+
+    def commit_time(self, repo: str, commit: str) -> str:
+        return git(self.worktree(repo), "log", "-1", "--format=%cI", commit).strip()
+
+    def show(self, repo: str, commit: str, path: str) -> str | None:
+        """A file's text at a commit, or None when it does not exist there."""
+        try:
+            return git(self.worktree(repo), "show", f"{commit}:{path}")
+        except InfrastructureError:
+            return None
+
+    def first_parent_chain(self, repo: str, tip: str, count: int) -> list[str]:
+        revs = git(self.worktree(repo), "rev-list", "--first-parent", f"-n{count}", tip).split()
+        if len(revs) < count:
+            msg = f"{repo}: history too shallow for {count} commits ending at {tip}"
+            raise InfrastructureError(msg)
+        return list(reversed(revs))

@@ -1,0 +1,50 @@
+"""Claude through the `anthropic` SDK (extra `anthropic`), imported only when used.
+
+The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself; tests point the base URL
+at a local server speaking the Messages API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+from gaia_eval.llm.outage import error_for_status, unreachable
+
+
+class AnthropicChat:
+    """Plain text completions from one Claude model."""
+
+    def __init__(self, model: str, timeout_s: float = 300.0, max_retries: int = 2) -> None:
+        try:
+            import anthropic
+        except ModuleNotFoundError as err:
+            msg = "anthropic:<model> needs the anthropic SDK: pip install 'gaia-eval[anthropic]'"
+            raise InvalidInputError(msg) from err
+        self._sdk: Any = anthropic
+        try:
+            self._client = anthropic.Anthropic(timeout=timeout_s, max_retries=max_retries)
+        except anthropic.AnthropicError as err:  # no API key configured
+            msg = f"anthropic:{model}: cannot start the client ({err}); set ANTHROPIC_API_KEY"
+            raise InfrastructureError(msg) from err
+        self.model = model
+
+    def complete(self, system: str, prompt: str, max_tokens: int = 8000) -> tuple[str, int, int]:
+        """(text, input_tokens, output_tokens)."""
+        sdk = self._sdk
+        try:
+            reply = self._client.messages.create(
+                model=self.model,
+                max_tokens=max_tokens,
+                system=system,
+                messages=[{"role": "user", "content": prompt}],
+            )
+        except sdk.APIConnectionError as err:  # includes timeouts
+            raise unreachable(f"anthropic:{self.model}", err) from err
+        except sdk.APIStatusError as err:
+            raise error_for_status(
+                f"anthropic:{self.model}", err.status_code, str(err.message)
+            ) from err
+        text = "".join(getattr(block, "text", "") for block in reply.content)
+        usage = reply.usage
+        return text, int(usage.input_tokens or 0), int(usage.output_tokens or 0)

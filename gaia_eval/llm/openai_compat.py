@@ -1,0 +1,147 @@
+"""A chat client for any OpenAI-compatible `/v1/chat/completions` server, with tool calls.
+
+Non-streaming on purpose: the agent loop needs whole tool-call messages and the usage
+block, which every server returns on a plain response.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.llm.outage import ModelRequestError, error_for_status, unreachable
+
+RETRIES = 3
+RETRY_BACKOFF_S = 1.0
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A tool call the model asked for."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class ChatReply:
+    """One assistant turn."""
+
+    content: str
+    tool_calls: list[ToolRequest]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    raw_message: dict[str, Any] = field(default_factory=dict)
+
+
+def chat_url(base_url: str) -> str:
+    """`<base>/chat/completions`, adding `/v1` when the base has no version segment."""
+    base = base_url.rstrip("/")
+    if not base.rsplit("/", 1)[-1].startswith("v"):
+        base += "/v1"
+    return base + "/chat/completions"
+
+
+class OpenAIChat:
+    """Chat completions against one model on one server."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout_s: float = 300.0,
+        retries: int = RETRIES,
+        backoff_s: float = RETRY_BACKOFF_S,
+    ) -> None:
+        self.url = chat_url(base_url)
+        self.model = model
+        self.retries = retries
+        self.backoff_s = backoff_s
+        headers = {"content-type": "application/json"}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        self._client = httpx.Client(timeout=timeout_s, headers=headers, trust_env=False)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+    ) -> ChatReply:
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            body["tools"] = tools
+        if temperature is not None:
+            body["temperature"] = temperature
+        if max_tokens:
+            body["max_tokens"] = max_tokens
+        data = self._post(body)
+        return _parse_reply(data, self.url)
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        last: Exception | None = None
+        for attempt in range(self.retries):
+            if attempt:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+            try:
+                resp = self._client.post(self.url, json=body)
+            except httpx.HTTPError as err:
+                last = unreachable(self.url, err)
+                continue
+            if resp.status_code == 200:
+                try:
+                    data = resp.json()
+                except ValueError as err:
+                    last = InfrastructureError(f"{self.url} returned invalid JSON: {err}")
+                    continue
+                if not isinstance(data, dict):
+                    raise InfrastructureError(f"{self.url} returned a non-object reply")
+                return data
+            err2 = error_for_status(self.url, resp.status_code, resp.text)
+            if isinstance(err2, ModelRequestError) or resp.status_code in (401, 403):
+                raise err2
+            last = err2
+        assert last is not None
+        raise last
+
+
+def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
+    try:
+        message = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError) as err:
+        msg = f"{url} reply has no choices[0].message"
+        raise InfrastructureError(msg) from err
+    calls = []
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        fn = tc.get("function") or {}
+        args = fn.get("arguments", "")
+        if not isinstance(args, str):
+            args = json.dumps(args)
+        calls.append(
+            ToolRequest(
+                id=str(tc.get("id") or f"call_{i}"), name=str(fn.get("name", "")), arguments=args
+            )
+        )
+    usage = data.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
+    return ChatReply(
+        content=str(message.get("content") or ""),
+        tool_calls=calls,
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cached_tokens=int(details.get("cached_tokens") or 0),
+        raw_message=message,
+    )

@@ -1,0 +1,64 @@
+"""Model specs (DESIGN.md "Model specs"): one string names the backend and the model.
+
+- `openai:<base_url>#<model>`: any OpenAI-compatible server;
+- `anthropic:<model>`: Claude through the anthropic SDK;
+- `claude-code:<model>`: the `claude` CLI;
+- a bare name: an OpenAI-compatible model at $GAIA_EVAL_OPENAI_BASE_URL.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from gaia_eval.core.errors import InvalidInputError
+
+BASE_URL_ENV = "GAIA_EVAL_OPENAI_BASE_URL"
+OPENAI_KEY_ENV = "GAIA_EVAL_OPENAI_API_KEY"
+
+Backend = Literal["openai", "anthropic", "claude-code"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model spec; `text` is recorded in every result exactly as given."""
+
+    backend: Backend
+    model: str
+    base_url: str | None
+    text: str
+
+
+def parse_model_spec(spec: str, flag: str = "--model") -> ModelSpec:
+    """Parse a spec; a missing piece is an error naming the flag (and the variable)."""
+    spec = spec.strip()
+    if not spec:
+        msg = f"{flag}: empty model spec; e.g. 'openai:http://127.0.0.1:8000/v1#qwen3'"
+        raise InvalidInputError(msg)
+    if spec.startswith("openai:"):
+        rest = spec[len("openai:") :]
+        base, sep, model = rest.rpartition("#")
+        if not sep or not base or not model:
+            msg = f"{flag} {spec!r}: expected 'openai:<base_url>#<model>'"
+            raise InvalidInputError(msg)
+        if not base.startswith(("http://", "https://")):
+            msg = f"{flag} {spec!r}: the base URL must start with http:// or https://"
+            raise InvalidInputError(msg)
+        return ModelSpec("openai", model, base.rstrip("/"), spec)
+    for prefix in ("anthropic:", "claude-code:"):
+        if spec.startswith(prefix):
+            model = spec[len(prefix) :]
+            if not model:
+                msg = f"{flag} {spec!r}: expected '{prefix}<model>'"
+                raise InvalidInputError(msg)
+            backend: Backend = "anthropic" if prefix == "anthropic:" else "claude-code"
+            return ModelSpec(backend, model, None, spec)
+    base = os.environ.get(BASE_URL_ENV, "").strip()
+    if not base:
+        msg = (
+            f"{flag} {spec!r}: a bare model name needs the server's URL; set {BASE_URL_ENV} "
+            f"or write the spec as 'openai:<base_url>#{spec}'"
+        )
+        raise InvalidInputError(msg)
+    return ModelSpec("openai", spec, base.rstrip("/"), spec)

@@ -1,0 +1,7 @@
+"""Flagship agent tasks: give an agent real work on the toybox project and score what the
+finished project does, not what the agent says it did (`gaia-eval tasks ...`).
+
+Task definitions ship inside the package under `gaia_eval/tasks/data/` (tasks.json, the
+toybox fixture), so an installed wheel runs the suites with no checkout. DESIGN.md's layout
+names a root `tasks/` folder; the canonical copy lives here instead so that it ships.
+"""

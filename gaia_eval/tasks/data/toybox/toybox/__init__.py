@@ -1,0 +1,1 @@
+"""toybox: a small record-keeping library."""

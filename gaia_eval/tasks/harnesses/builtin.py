@@ -1,0 +1,60 @@
+"""`builtin`: our own tool-using agent over any OpenAI-compatible chat endpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec
+from gaia_eval.tasks.harnesses.base import LaunchPlan
+from gaia_eval.tasks.harnesses.record import read_outcome
+from gaia_eval.tasks.models import AgentOutcome
+
+
+class BuiltinHarness:
+    name = "builtin"
+
+    def __init__(
+        self,
+        model: ModelSpec,
+        full_access: bool = False,
+        shell_timeout_s: float = 120.0,
+        retries: int = 3,
+        backoff_s: float = 1.0,
+    ) -> None:
+        if model.backend != "openai":
+            msg = (
+                f"--model {model.text!r}: the builtin harness needs an OpenAI-compatible "
+                "model ('openai:<base_url>#<model>' or a bare name with GAIA_EVAL_OPENAI_BASE_URL)"
+            )
+            raise InvalidInputError(msg)
+        self.model = model
+        self.full_access = full_access
+        self.shell_timeout_s = shell_timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
+
+    def launch(
+        self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
+    ) -> LaunchPlan:
+        spec = {
+            "mode": "builtin",
+            "workdir": str(workdir),
+            "prompt": prompt,
+            "max_steps": max_steps,
+            "full_access": self.full_access,
+            "shell_timeout_s": self.shell_timeout_s,
+            "base_url": self.model.base_url,
+            "model": self.model.model,
+            "api_key": os.environ.get(OPENAI_KEY_ENV, ""),
+            "retries": self.retries,
+            "backoff_s": self.backoff_s,
+        }
+        argv = [sys.executable, "-m", "gaia_eval.tasks.harnesses.child", str(run_dir)]
+        return LaunchPlan(argv, json.dumps(spec).encode("utf-8"))
+
+    def collect(self, run_dir: Path, stdout: Path, stderr: Path) -> AgentOutcome:
+        return read_outcome(run_dir)

@@ -1,0 +1,319 @@
+"""Result models of the flagship tasks: scorecard, per-task results, transcripts,
+expectations and gate verdicts (reference-behaviour §6.9)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gaia_eval.core.runmeta import RunMeta
+
+SCORECARD_SCHEMA = 1
+EXPECTATIONS_SCHEMA = 1
+AXES = ("instruction_compliance", "work_quality", "reasoning", "fabrication_free")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolCall(_Model):
+    """One tool call in an agent's record, in the order it ran."""
+
+    index: int
+    """Position in the record (0-based)."""
+    name: str
+    """Tool name as the harness called it (read_file, run_shell, Edit, ...)."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """Arguments as sent."""
+    result: str = ""
+    """What the tool returned (capped)."""
+    is_error: bool = False
+    """True when the tool reported failure or refused (guardrail, path boundary)."""
+    check_passed: bool | None = None
+    """A test tool's own structured verdict, when it has one (wins over parsing)."""
+    t: float = 0.0
+    """Seconds since the agent started."""
+
+
+class AgentOutcome(_Model):
+    """What a harness hands back: the answer and the record, even for a cut-off run."""
+
+    answer: str = ""
+    """The agent's final answer text."""
+    first_answer_at: int | None = None
+    """Number of tool calls made before the first answer (None: never answered)."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """The tool record."""
+    steps: int = 0
+    """Model turns (LLM calls), or the harness's own step count."""
+    input_tokens: int = 0
+    """Prompt tokens over all model calls (cached included)."""
+    output_tokens: int = 0
+    """Completion tokens over all model calls."""
+    cached_tokens: int = 0
+    """Prompt tokens served from the backend's cache."""
+    reported_cost_usd: float | None = None
+    """A harness's own cost figure (Claude Code's total_cost_usd), when it reports one."""
+    error: str | None = None
+    """Why the agent stopped abnormally."""
+    error_kind: Literal["unavailable", "failed"] | None = None
+    """unavailable: the model backend could not be reached (unmeasured); failed: other."""
+
+
+class CheckRecord(_Model):
+    """One mechanical check that ran."""
+
+    kind: Literal["unchanged", "tests_pass", "probe", "gate"]
+    """Which check."""
+    passed: bool
+    """Its verdict."""
+    detail: str = ""
+    """The reason (last output line on failure)."""
+
+
+class Judgement(_Model):
+    """The judge's grade of one attempt; `error` set means unjudged, never a low score."""
+
+    instruction_compliance: int | None = None
+    """1-5: did it do what was asked, and only that."""
+    work_quality: int | None = None
+    """1-5: quality of the change or answer."""
+    reasoning: int | None = None
+    """1-5: soundness of the reasoning shown."""
+    fabrication_free: int | None = None
+    """1-5: 5 = claims nothing it did not do (checked against the checks that ran)."""
+    one_line: str = ""
+    """At most 25 words."""
+    answers_correctly: bool | None = None
+    """Question tasks: every must_establish point made."""
+    missing: str = ""
+    """Question tasks: the first required point not established."""
+    error: str | None = None
+    """Why no usable grade exists (unjudged)."""
+    cost_usd: float | None = None
+    """This attempt's share of the judge call's cost; None when unknown."""
+    cost_source: str | None = None
+    """Where the judge cost came from."""
+
+    def judged(self) -> bool:
+        return self.error is None and all(isinstance(getattr(self, a), int) for a in AXES)
+
+    def quality(self) -> float | None:
+        if not self.judged():
+            return None
+        return sum(int(getattr(self, a)) for a in AXES) / len(AXES)
+
+
+class TaskResult(_Model):
+    """One task's result in a scorecard."""
+
+    id: str
+    """Task id."""
+    check: str
+    """mechanical, stated or diff."""
+    passed: bool | None = None
+    """True/False; None while undecided (stated awaiting judge, or unmeasured)."""
+    verified: bool = False
+    """A test run passed after the agent's last successful file edit (tool record)."""
+    why: str = ""
+    """The reason for the verdict."""
+    error: str | None = None
+    """What went wrong, if anything."""
+    error_kind: Literal["unavailable", "failed"] | None = None
+    """unavailable = not measured (infrastructure); failed = a real error."""
+    wall_seconds: float = 0.0
+    """Agent wall time."""
+    steps: int = 0
+    """Model turns."""
+    tool_calls: int = 0
+    """Tool calls made."""
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+    cached_tokens: int = 0
+    """Cached prompt tokens."""
+    judge: Judgement | None = None
+    """The judge's grade, after judging."""
+    harness: str = ""
+    """Which harness ran it."""
+    timed_out: bool = False
+    """Cut off at the wall-clock cap (its record is kept)."""
+    cost_usd: float | None = None
+    """Agent cost; None = unknown (never 0 for a run that counted no tokens)."""
+    cost_source: Literal["metered", "api_equivalent", "harness_counts"] | None = None
+    """Where cost_usd comes from."""
+    reported_cost_usd: float | None = None
+    """The harness's own reported cost, if any."""
+    gateway_tokens: dict[str, int] | None = None
+    """Token counts seen by a model gateway (none is used yet)."""
+    web_uses: list[str] = Field(default_factory=list)
+    """Closed-book tasks: tool calls that reached for the web."""
+    gh_calls: int = 0
+    """Calls to the gh stand-in."""
+    gh_blocked_writes: int = 0
+    """gh writes the stand-in refused."""
+    swebench: dict[str, Any] | None = None
+    """SWE-bench verdicts (not built)."""
+    after_answer: list[str] = Field(default_factory=list)
+    """Tools that ran after the first answer on things the request never touched."""
+    checks: list[CheckRecord] = Field(default_factory=list)
+    """The mechanical checks that ran, in order."""
+
+
+class RunCost(_Model):
+    """The run's total agent cost and its single source."""
+
+    total_usd: float | None = None
+    """Sum over tasks; None when any task's cost is unknown."""
+    source: str | None = None
+    """The one cost source every task shares."""
+    note: str = ""
+    """Why the total is unknown, if it is."""
+
+
+class Scorecard(_Model):
+    """scorecard.json: one run of one suite by one harness on one model."""
+
+    schema_: int = Field(default=SCORECARD_SCHEMA, alias="schema")
+    """Format version."""
+    suite: str
+    """Suite name."""
+    model: str
+    """The model spec string (recorded exactly as given)."""
+    harness: str
+    """builtin, replay, command or claude-code."""
+    repeat: int = 1
+    """Which repeat this is (1-based)."""
+    revision: str | None = None
+    """12-character short SHA of the gaia_eval checkout, if any."""
+    run_timeout_s: float
+    """The wall-clock cap per task."""
+    full_access: bool = False
+    """Built-in harness ran without path boundary and guardrails."""
+    fenced: bool = False
+    """The agent ran inside the bubblewrap fence (answer keys, results, other workdirs hidden)."""
+    therock_url: str | None = None
+    """Where therock tasks clone from (unused here)."""
+    tasks: list[TaskResult] = Field(default_factory=list)
+    """One entry per task, in run order."""
+    cost: RunCost = Field(default_factory=RunCost)
+    """Agent cost of the run."""
+    judge_model: str | None = None
+    """The judge's model spec, once judged."""
+    judge_cost: RunCost | None = None
+    """What judging cost."""
+    meta: RunMeta | None = None
+    """Machine, package version, timing."""
+    task_ids: list[str] = Field(default_factory=list)
+    """The tasks the run was asked to do (a crash leaves fewer results than ids)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Transcript(_Model):
+    """transcript.json: what one agent did on one task."""
+
+    schema_: int = Field(default=1, alias="schema")
+    """Format version."""
+    task: str
+    """Task id."""
+    prompt: str
+    """The prompt as sent (with its workdir prefix)."""
+    outcome: AgentOutcome
+    """Answer and tool record."""
+    stdout_tail: str = ""
+    """Last 4,000 characters of the harness's stdout."""
+    stderr_tail: str = ""
+    """Last 4,000 characters of its stderr."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Measured(_Model):
+    """Headline numbers of the run the expectations came from."""
+
+    passed: int
+    """Tasks passed."""
+    verified: int
+    """Mechanical tasks verified."""
+    quality: float | None
+    """Mean judged quality."""
+    misreported: int
+    """Judged tasks with fabrication_free < 5."""
+    total_tokens: int
+    """Input + output tokens."""
+    steps: int
+    """Model turns."""
+    wall_seconds: float
+    """Agent wall time."""
+
+
+class Expectations(_Model):
+    """An expectations file: what a model achieved on a suite, with slack."""
+
+    schema_: int = Field(default=EXPECTATIONS_SCHEMA, alias="schema")
+    """Format version."""
+    suite: str
+    """Suite."""
+    model: str
+    """Model spec."""
+    judge_model: str | None
+    """Judge model spec."""
+    measured_on: dict[str, str | None] = Field(default_factory=dict)
+    """{commit, runner} of the measuring run(s)."""
+    measured: Measured
+    """The worst (floors) / most expensive (ceilings) of the runs it came from."""
+    tasks: list[dict[str, Any]] = Field(default_factory=list)
+    """One row per task: id, result, verified, steps, total_tokens, wall_seconds, quality."""
+    min_passed: int
+    """Floor on passed tasks."""
+    min_verified: int | None = None
+    """Floor on verified mechanical tasks (absent: not gated yet)."""
+    min_quality: float | None = None
+    """Floor on mean quality."""
+    max_misreported: int | None = None
+    """Ceiling on misreported tasks."""
+    max_total_tokens: int
+    """Ceiling on tokens."""
+    max_steps: int
+    """Ceiling on steps."""
+    max_wall_seconds: int
+    """Ceiling on wall seconds."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class GateCheck(_Model):
+    """One gated metric."""
+
+    name: str
+    """Metric."""
+    ok: bool
+    """Within its limit."""
+    value: float | None
+    """This run's value."""
+    limit: float | None
+    """The limit it is held to."""
+    main: float | None = None
+    """The value the expectations were measured at."""
+    note: str = ""
+    """Why it failed or was not gated."""
+
+
+class GateVerdict(_Model):
+    """The gate's verdict on one scorecard."""
+
+    schema_: int = Field(default=1, alias="schema")
+    """Format version."""
+    ok: bool
+    """Every check within its limit."""
+    checks: list[GateCheck]
+    """Per metric."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+RESULT_MODELS: tuple[type[BaseModel], ...] = (Scorecard, Transcript, Expectations, GateVerdict)

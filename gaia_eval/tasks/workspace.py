@@ -1,0 +1,106 @@
+"""A fresh toybox copy per task, its setup, and a baseline snapshot outside the agent's
+reach; diffs between them (reference-behaviour §6.4)."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gaia_eval.tasks.definitions import TaskDef, toybox_dir
+from gaia_eval.tasks.setups import SETUPS, cache_file_for
+
+IGNORED = ("__pycache__", ".pytest_cache", "*.pyc", ".mypy_cache", ".ruff_cache")
+# A file bigger than this is summarised in a diff rather than spelled out line by line.
+DIFF_FILE_LIMIT = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where one task runs: `project` is the agent's workdir, `baseline` the snapshot."""
+
+    root: Path
+    project: Path
+    baseline: Path
+    pristine: Path
+
+    def cleanup(self) -> None:
+        cache_file_for(self.project).unlink(missing_ok=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def prepare(task: TaskDef, work_root: Path, source: Path | None = None) -> Workspace:
+    """Copy the toybox, apply the task's setup, snapshot the result."""
+    work_root.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=f"{task.id}-", dir=work_root))
+    pristine = source or toybox_dir()
+    # The project sits in its own folder; the baseline is a sibling the agent is never told
+    # about and the built-in harness's path boundary excludes.
+    project = root / "project"
+    shutil.copytree(pristine, project, ignore=shutil.ignore_patterns(*IGNORED))
+    if task.setup:
+        SETUPS[task.setup](project)
+    baseline = root / ".baseline"
+    shutil.copytree(project, baseline, symlinks=True)
+    return Workspace(root=root, project=project, baseline=baseline, pristine=Path(pristine))
+
+
+def _files(tree: Path) -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    if not tree.exists():
+        return out
+    for p in sorted(tree.rglob("*")):
+        rel = p.relative_to(tree)
+        if any(part in (".git", "__pycache__", ".pytest_cache") for part in rel.parts):
+            continue
+        if p.is_file() and not p.name.endswith(".pyc"):
+            out[rel.as_posix()] = p
+    return out
+
+
+def _text(path: Path) -> list[str] | None:
+    data = path.read_bytes()
+    if b"\0" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        return None
+
+
+def tree_diff(before: Path, after: Path) -> str:
+    """A unified diff of two project trees (sorted, deterministic; .git ignored)."""
+    a, b = _files(before), _files(after)
+    chunks: list[str] = []
+    for rel in sorted(set(a) | set(b)):
+        pa, pb = a.get(rel), b.get(rel)
+        if pa and pb and pa.read_bytes() == pb.read_bytes():
+            continue
+        size = max(pa.stat().st_size if pa else 0, pb.stat().st_size if pb else 0)
+        la = _text(pa) if pa else []
+        lb = _text(pb) if pb else []
+        if la is None or lb is None or size > DIFF_FILE_LIMIT:
+            what = "added" if not pa else "deleted" if not pb else "changed"
+            chunks.append(f"--- {rel}: {what} ({size} bytes, not shown)\n")
+            continue
+        diff = difflib.unified_diff(
+            la,
+            lb,
+            fromfile=f"a/{rel}" if pa else "/dev/null",
+            tofile=f"b/{rel}" if pb else "/dev/null",
+        )
+        text = "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+        chunks.append(text)
+    return "".join(chunks)
+
+
+def touched_files(before: Path, after: Path) -> list[str]:
+    """Project-relative paths that differ between two trees."""
+    a, b = _files(before), _files(after)
+    return [
+        rel
+        for rel in sorted(set(a) | set(b))
+        if rel not in a or rel not in b or a[rel].read_bytes() != b[rel].read_bytes()
+    ]

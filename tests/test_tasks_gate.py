@@ -1,0 +1,184 @@
+"""Expectations with the §6.9 slack, the gate's checks and refusals, and the reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gaia_eval.cli.main import main
+from gaia_eval.core.errors import InvalidInputError, NotComparableError
+from gaia_eval.core.results_io import write_json
+from gaia_eval.tasks.gate import gate, propose
+from gaia_eval.tasks.models import Judgement, Scorecard, TaskResult
+from gaia_eval.tasks.report import result_string, summary, summary_markdown, table_html
+from gaia_eval.tasks.runner import run_cost
+
+
+def _judge(q: int, fab: int = 5, **kw: object) -> Judgement:
+    return Judgement(
+        instruction_compliance=q, work_quality=q, reasoning=q, fabrication_free=fab, **kw
+    )
+
+
+def card(passed: int = 3, model: str = "m", judge: str | None = "j", repeat: int = 1) -> Scorecard:
+    tasks = []
+    for i in range(4):
+        tasks.append(
+            TaskResult(
+                id=f"t{i}",
+                check="mechanical" if i < 3 else "stated",
+                passed=i < passed,
+                verified=i < 2,
+                steps=10,
+                input_tokens=1000,
+                output_tokens=100,
+                wall_seconds=20.0,
+                judge=_judge(4, fab=4 if i == 0 else 5),
+            )
+        )
+    return Scorecard(
+        suite="core",
+        model=model,
+        harness="builtin",
+        run_timeout_s=1800,
+        tasks=tasks,
+        judge_model=judge,
+        repeat=repeat,
+        task_ids=[t.id for t in tasks],
+    )
+
+
+def test_summary_counts() -> None:
+    s = summary(card())
+    assert (s.tasks, s.passed, s.coding, s.verified, s.judged) == (4, 3, 3, 2, 4)
+    assert (s.quality, s.misreported, s.total_tokens, s.steps) == (4.19, 1, 4400, 40)
+
+
+def test_propose_slack_constants() -> None:
+    exp = propose([card()])
+    assert (exp.min_passed, exp.min_verified, exp.min_quality, exp.max_misreported) == (
+        2,
+        1,
+        3.69,
+        2,
+    )
+    assert (exp.max_total_tokens, exp.max_steps, exp.max_wall_seconds) == (5940, 54, 120)
+    assert exp.tasks[0] == {
+        "id": "t0",
+        "result": "PASS",
+        "verified": True,
+        "steps": 10,
+        "total_tokens": 1100,
+        "wall_seconds": 20.0,
+        "quality": 4.0,
+    }
+
+
+def test_propose_from_several_runs_takes_worst_floor() -> None:
+    exp = propose([card(passed=3), card(passed=1, repeat=2)])
+    assert exp.measured.passed == 1 and exp.min_passed == 0
+
+
+def test_propose_refuses_unmeasured_unjudged_and_unlike() -> None:
+    c = card()
+    c.tasks[0].error_kind = "unavailable"
+    with pytest.raises(InvalidInputError, match="not measured"):
+        propose([c])
+    c = card()
+    c.tasks[1].judge = Judgement(error="bad grade")
+    with pytest.raises(InvalidInputError, match="unjudged"):
+        propose([c])
+    with pytest.raises(NotComparableError, match="model"):
+        propose([card(), card(model="other")])
+
+
+def test_gate_pass_and_misses() -> None:
+    exp = propose([card()])
+    assert gate(card(), exp).ok
+    verdict = gate(card(passed=1), exp)
+    failed = [c.name for c in verdict.checks if not c.ok]
+    assert failed == ["passed"]
+    assert next(c for c in verdict.checks if c.name == "passed").main == 3
+    worse = card()
+    for t in worse.tasks:
+        t.input_tokens = 5000
+    assert [c.name for c in gate(worse, exp).checks if not c.ok] == ["total_tokens"]
+
+
+def test_gate_requires_every_task_measured_and_judged() -> None:
+    exp = propose([card()])
+    c = card()
+    c.tasks[3].error_kind = "unavailable"
+    c.tasks[2].judge = Judgement(error="unjudged")
+    failed = {x.name for x in gate(c, exp).checks if not x.ok}
+    assert {"measured", "quality", "misreported"} <= failed
+    # A crash that left fewer results than tasks asked for is not "all measured".
+    c = card()
+    c.tasks.pop()
+    assert "measured" in {x.name for x in gate(c, exp).checks if not x.ok}
+
+
+def test_gate_verified_not_gated_yet() -> None:
+    exp = propose([card()])
+    exp.min_verified = None
+    check = next(c for c in gate(card(), exp).checks if c.name == "verified")
+    assert check.ok and check.note == "not gated yet"
+
+
+@pytest.mark.parametrize("field", ["suite", "model", "judge_model"])
+def test_gate_refuses_unlike_runs(field: str) -> None:
+    exp = propose([card()])
+    c = card()
+    setattr(c, field, "different")
+    with pytest.raises(NotComparableError, match=field):
+        gate(c, exp)
+
+
+def test_result_strings_and_cost_rules() -> None:
+    t = TaskResult(id="x", check="stated")
+    assert result_string(t) == "AWAITING JUDGE"
+    t.error_kind, t.error = "unavailable", "down"
+    assert result_string(t) == "NOT MEASURED"
+    assert result_string(TaskResult(id="x", check="mechanical", error="boom")) == "ERROR"
+    a = TaskResult(id="a", check="stated", cost_usd=0.5, cost_source="harness_counts")
+    b = TaskResult(id="b", check="stated", cost_usd=None, cost_source="harness_counts", steps=3)
+    assert run_cost([a]).total_usd == 0.5
+    assert run_cost([a, b]).total_usd is None and "unknown" in run_cost([a, b]).note
+    c = TaskResult(id="c", check="stated", cost_usd=1.0, cost_source="metered")
+    assert run_cost([a, c]).total_usd is None and "mixed" in run_cost([a, c]).note
+    md = summary_markdown(card())
+    assert "cost n/a" in md and "$0.00" not in md
+
+
+def _write(run: Path, c: Scorecard) -> None:
+    write_json(run / "scorecard.json", c.model_dump(mode="json", by_alias=True))
+
+
+def test_cli_gate_propose_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    _write(a / "r1", card())
+    _write(a / "r2", card(passed=2, repeat=2))
+    _write(b, card(model="other-model"))
+    exp = tmp_path / "exp.json"
+    assert main(["tasks", "propose", str(a), "--out", str(exp)]) == 0
+    data = json.loads(exp.read_text())
+    assert data["schema"] == 1 and data["min_passed"] == 1 and data["model"] == "m"
+    assert main(["tasks", "gate", str(a), "--expect", str(exp), "--enforce"]) == 0
+    assert (a / "r1" / "gate.md").read_text().startswith("# Gate")
+    _write(tmp_path / "bad", card(passed=0))
+    assert main(["tasks", "gate", str(tmp_path / "bad"), "--expect", str(exp), "--enforce"]) == 1
+    assert main(["tasks", "gate", str(tmp_path / "bad"), "--expect", str(exp)]) == 0
+    assert main(["tasks", "gate", str(b), "--expect", str(exp)]) == 3
+    assert "model differs" in capsys.readouterr().err
+    assert main(["tasks", "gate", str(b), "--enforce"]) == 2
+    assert "--expect" in capsys.readouterr().err
+    assert main(["tasks", "propose", str(a), str(b), "--out", str(tmp_path / "x.json")]) == 3
+    assert main(["tasks", "report", str(a), str(b), "--out", str(tmp_path / "rep")]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "| core | builtin | m | 2 | 0 | 3/4 / 2/4 |" in md
+    assert "other-model" in md
+    assert "<table>" in (tmp_path / "rep" / "report.html").read_text()
+    assert "<td>other-model</td>" in table_html([card(model="other-model")])
+    assert main(["tasks", "gate", str(tmp_path / "nothing")]) == 2
