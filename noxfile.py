@@ -241,7 +241,16 @@ def sanitize(session: nox.Session) -> None:
     )
     # pytrec_eval's own extension frees with free() what it allocated with new[]; ASan
     # rightly aborts on that, so the comparison with it runs in `nox -s tests` only.
-    session.run("pytest", "tests/native", "-k", "not pytrec_eval", *session.posargs, env=env)
+    # --capture=sys leaves fd 2 alone: a sanitizer report must survive the abort.
+    session.run(
+        "pytest",
+        "tests/native",
+        "--capture=sys",
+        "-k",
+        "not pytrec_eval",
+        *session.posargs,
+        env=env,
+    )
 
 
 @nox.session(default=False)
