@@ -25,7 +25,7 @@ def _available() -> dict[str, str]:
     return {k: v for k, v in _COMPONENTS.items() if importlib.util.find_spec(v) is not None}
 
 
-def available(_: object = None) -> bool:
+def available() -> bool:
     """Listed only when at least one component is installed."""
     return bool(_available())
 
