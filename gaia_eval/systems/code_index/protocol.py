@@ -9,13 +9,10 @@ for one tree (the benchmark builds one per repository and per replay).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-
-from gaia_eval.embed import Embedder
 
 
 @dataclass(frozen=True)
@@ -98,9 +95,4 @@ class CodeIndex(Protocol):
         ...
 
 
-def describe_factory() -> str:
-    """The factory signature, for error messages."""
-    return "factory(root: Path, cache_dir: Path, embedder: Embedder) -> CodeIndex"
-
-
-__all__ = ["Chunk", "CodeHit", "CodeIndex", "CodeIndexInfo", "Embedder", "IndexReport", "Path"]
+__all__ = ["Chunk", "CodeHit", "CodeIndex", "CodeIndexInfo", "IndexReport"]
