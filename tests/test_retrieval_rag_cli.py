@@ -236,7 +236,12 @@ def test_bad_baselines_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "field 'meta." in capsys.readouterr().err
 
 
-def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run that fails after it starts still writes its partial results under ./eval/results;
+    # keep them out of the checkout.
+    monkeypatch.chdir(tmp_path)
     assert main(["retrieval", "--component", "rag", "--suite", "full"]) == 2
     assert "not available in this build" in capsys.readouterr().err
     assert main(["retrieval", "--component", "rag", "--system", TOY, "--embedder", "hash"]) == 2
