@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.retrieval.pdfimage import serialize_pdf
+
 FILLER = (
     "This section repeats general remarks about maintenance schedules, staff rotas and "
     "the weather in the valley, none of which answers anything specific. "
@@ -154,22 +156,4 @@ def text_pdf(pages: list[list[str]]) -> bytes:
                 % (tree, font, content)
             )
         )
-    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % tree
-    objects[tree - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-        b" ".join(b"%d 0 R" % k for k in kids),
-        len(kids),
-    )
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        catalog,
-        xref,
-    )
-    return bytes(out)
+    return serialize_pdf(objects, catalog, tree, kids)

@@ -67,6 +67,16 @@ def image_only_pdf(pages: list[np.ndarray], *, dpi: int = 150) -> bytes:
                 % (tree, width, height, image, content)
             )
         )
+    return serialize_pdf(objects, catalog, tree, kids)
+
+
+def serialize_pdf(objects: list[bytes], catalog: int, tree: int, kids: list[int]) -> bytes:
+    """Write numbered PDF objects with a catalog, a page tree over `kids` and an xref table.
+
+    `objects[catalog - 1]` and `objects[tree - 1]` are placeholders filled here, once every
+    page's object number is known.
+    """
+    objects = list(objects)
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % tree
     objects[tree - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
         b" ".join(b"%d 0 R" % k for k in kids),
