@@ -201,3 +201,11 @@ def test_schema_writes_then_checks_and_catches_drift(
     assert cli.main(["schema", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == written
     assert cli.main(["schema", "--out", str(out), "--check"]) == 0
+
+
+def test_retrieval_help_names_the_components(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["retrieval", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--component {code,rag}" in out
+    assert cli.main(["retrieval"]) == errors.EXIT_INVALID
+    assert "--component: choose one of code, rag" in capsys.readouterr().err

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # (`--suite ...`) as unknown options if they were left for a positional to collect.
     parser.add_argument(
         "--component",
-        required=True,
+        default=None,
         nargs=argparse.REMAINDER,
         metavar="{" + ",".join(sorted(_available())) + "} ...",
         help="which retrieval benchmark to run, then its own flags",
@@ -47,8 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.core.errors import InvalidInputError
 
-    given = list(args.component)
+    given = list(args.component or [])
     choices = _available()
+    if not given and args.help:
+        print(f"usage: gaia-eval retrieval --component {{{','.join(sorted(choices))}}} [flags]")
+        print(HELP)
+        print("Run `gaia-eval retrieval --component C --help` for a component's flags.")
+        return 0
     if not given or given[0] not in choices:
         msg = f"--component: choose one of {', '.join(sorted(choices))}"
         raise InvalidInputError(msg)
