@@ -16,22 +16,8 @@ from gaia_eval.scrub.samples import PLANTED_KINDS, sample_decoy, sample_secret
 
 # ---- the oracle ------------------------------------------------------------------------
 
-KINDS = (
-    "known-secret",
-    "private-key",
-    "anthropic",
-    "stripe",
-    "sk",
-    "fireworks",
-    "github",
-    "aws",
-    "slack",
-    "google",
-    "huggingface",
-    "jwt",
-    "bearer",
-    "url-credentials",
-)
+# The oracle redacts the same kinds the samples plant, in the same order (docs/scrubbing.md).
+KINDS = PLANTED_KINDS
 LEFT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 SCHEME = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
 HOST = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789[")
