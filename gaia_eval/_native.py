@@ -313,12 +313,35 @@ def evidence_resolve(
     return doc.resolve(quote, page or 0, near or "")
 
 
+def evidence_resolve_many(
+    doc: _core.EvidenceDocument,
+    quotes: list[str],
+    pages: list[int | None],
+    nears: list[str | None],
+) -> list[tuple[int, int, int]]:
+    """evidence_resolve for each (quote, page, near); the quotes with neither page nor
+    hint are searched in one pass over the document (many labels of one long document)."""
+    if not len(quotes) == len(pages) == len(nears):
+        msg = f"{len(quotes)} quotes, {len(pages)} pages and {len(nears)} nears: lengths differ"
+        raise ValueError(msg)
+    for page in pages:
+        if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
+            msg = f"page must be an int >= 1, not {page!r}"
+            raise ValueError(msg)
+    return doc.resolve_many(quotes, [p or 0 for p in pages], [n or "" for n in nears])
+
+
 def evidence_find(hay: str, needle: str, start: int = 0, end: int | None = None) -> int:
     """First index of `needle` wholly inside hay[start:end] (no negative indexing), or -1.
 
     Unlike str.find, an empty needle is never found: an empty label matches nothing.
     """
     return _core.evidence_find(hay, needle, start, len(hay) if end is None else end)
+
+
+def evidence_uses_avx2() -> bool:
+    """Whether the evidence kernel runs its AVX2 block paths here (GAIA_EVAL_NO_AVX2=1 off)."""
+    return _core.evidence_uses_avx2()
 
 
 # ---- grep ------------------------------------------------------------------------------

@@ -52,14 +52,13 @@ void collapse(const Units& u, std::u32string& out) {
 }
 
 // Same safety as collapse(). A one-byte str stays one byte per code point.
-ev::Haystack normalized_haystack(const Units& u) {
+ev::Document normalized_document(const Units& u) {
   if (u.kind == PyUnicode_1BYTE_KIND) {
-    return ev::Haystack(
-        ev::collapse_latin1(static_cast<const uint8_t*>(u.data), u.size));
+    return ev::Document::from_latin1(static_cast<const uint8_t*>(u.data), u.size);
   }
   std::u32string text;
   collapse(u, text);
-  return ev::Haystack(std::move(text));
+  return ev::Document(ev::Haystack(std::move(text)));
 }
 
 std::u32string to_u32(py::handle obj, const char* name) {
@@ -107,11 +106,12 @@ void register_evidence(py::module_& m) {
              const Units u = units_of(extracted, "extracted");
              // Safe to release: see collapse(); the Document is ours alone.
              py::gil_scoped_release release;
-             return new ev::Document(normalized_haystack(u));
+             return new ev::Document(normalized_document(u));
            }),
            py::arg("extracted"))
       .def("__len__", [](const ev::Document& d) { return d.text().size(); })
       .def("normalized", [](const ev::Document& d) { return to_py(d.text()); })
+      .def("paged", &ev::Document::paged)
       .def("markers",
            [](const ev::Document& d) {
              py::list out;
@@ -160,14 +160,10 @@ void register_evidence(py::module_& m) {
               for (size_t i = 0; i < units.size(); ++i) {
                 const bool piece = i < split.size() && split[i];
                 const auto* bytes = static_cast<const uint8_t*>(units[i].data);
-                if (units[i].kind == PyUnicode_1BYTE_KIND &&
-                    ev::is_collapsed(bytes, units[i].size)) {
-                  // Already normalized: search the str's own buffer, no copy.
-                  spans[i] = walk.next_latin1(
-                      {reinterpret_cast<const char*>(bytes), units[i].size}, piece);
-                } else if (units[i].kind == PyUnicode_1BYTE_KIND) {
-                  ev::collapse_into(bytes, units[i].size, latin1);
-                  spans[i] = walk.next_latin1(latin1, piece);
+                if (units[i].kind == PyUnicode_1BYTE_KIND) {
+                  spans[i] = walk.next_latin1_raw(
+                      {reinterpret_cast<const char*>(bytes), units[i].size}, piece,
+                      latin1);
                 } else {
                   collapse(units[i], chunk);
                   spans[i] = walk.next(chunk, piece);
@@ -205,9 +201,47 @@ void register_evidence(py::module_& m) {
           },
           py::arg("quote"), py::arg("page"), py::arg("near"),
           "Resolve a quote: (status, start, end); status 0 ok, 1 empty quote, 2 "
-          "unknown "
-          "page, 3 near not in document, 4 quote not found.");
+          "unknown page, 3 near not in document, 4 quote not found.")
+      .def(
+          "resolve_many",
+          [](const ev::Document& d, const py::list& quotes, const py::list& pages,
+             const py::list& nears) {
+            if (pages.size() != quotes.size() || nears.size() != quotes.size()) {
+              throw py::value_error(
+                  "quotes, pages and nears must have the same length");
+            }
+            std::vector<std::u32string> q;
+            std::vector<int64_t> p;
+            std::vector<std::u32string> h;
+            q.reserve(quotes.size());
+            p.reserve(quotes.size());
+            h.reserve(quotes.size());
+            for (size_t k = 0; k < quotes.size(); ++k) {
+              const auto page = py::cast<int64_t>(pages[k]);
+              if (page < 0) throw py::value_error("page must be >= 0 (0: no page)");
+              q.push_back(normalized_arg(quotes[k], "quotes[i]"));
+              p.push_back(page);
+              h.push_back(normalized_arg(nears[k], "nears[i]"));
+            }
+            std::vector<ev::Resolution> r;
+            {
+              // Safe to release: the search reads only C++ data.
+              py::gil_scoped_release release;
+              r = ev::resolve_quotes(d, q, p, h);
+            }
+            py::list out;
+            for (const auto& one : r) {
+              out.append(py::make_tuple(static_cast<int>(one.status), one.span.start,
+                                        one.span.end));
+            }
+            return out;
+          },
+          py::arg("quotes"), py::arg("pages"), py::arg("nears"),
+          "resolve() for each (quote, page, near); the quotes without page or near are "
+          "searched in one pass over the document.");
 
+  m.def("evidence_uses_avx2", &ev::uses_avx2,
+        "Whether the evidence kernel's AVX2 block paths run on this machine.");
   m.def(
       "evidence_find",
       [](py::handle hay, py::handle needle, int64_t start, int64_t end) {

@@ -2,10 +2,25 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "text.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GAIA_EVIDENCE_X86 1
+#include <immintrin.h>
+#else
+#define GAIA_EVIDENCE_X86 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GAIA_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define GAIA_PREFETCH(p) ((void)0)
+#endif
 
 namespace gaia::evidence {
 
@@ -31,14 +46,11 @@ const Latin1Spaces kLatin1Spaces;
 bool space(char32_t c) { return c < 256 ? kLatin1Spaces.table[c] : text::is_space(c); }
 
 template <class Unit, class Out>
-void collapse(const Unit* units, size_t n, Out& out) {
-  out.resize(n);  // the result is never longer
-  auto* const begin = out.data();
-  auto* w = begin;
+size_t collapse_scalar(const Unit* units, size_t n, typename Out::value_type* w,
+                       bool& prev_space) {
+  auto* const begin = w;
   // Branch-free: every whitespace code point is written as ' ', and the write position
-  // advances unless the previous code point was whitespace too. Starting as if after
-  // whitespace drops leading runs; a trailing ' ' is trimmed at the end.
-  bool prev_space = true;
+  // advances unless the previous code point was whitespace too.
   for (size_t i = 0; i < n; ++i) {
     const auto c = static_cast<char32_t>(units[i]);
     const bool sp = space(c);
@@ -46,8 +58,181 @@ void collapse(const Unit* units, size_t n, Out& out) {
     w += !(sp && prev_space);
     prev_space = sp;
   }
-  if (w != begin && prev_space) --w;
-  out.resize(static_cast<size_t>(w - begin));
+  return static_cast<size_t>(w - begin);
+}
+
+// collapse_scalar for Latin-1 into bytes, also noting where each '[' lands (offset by
+// `base`, the output already written) when `brackets` is given.
+size_t collapse_latin1_scalar(const uint8_t* units, size_t n, char* out,
+                              bool& prev_space, std::vector<int64_t>* brackets,
+                              size_t base) {
+  if (brackets == nullptr) {
+    return collapse_scalar<uint8_t, std::string>(units, n, out, prev_space);
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t c = units[i];
+    const bool sp = space(c);
+    if (c == '[') brackets->push_back(static_cast<int64_t>(base + w));
+    out[w] = static_cast<char>(sp ? ' ' : c);
+    w += !(sp && prev_space);
+    prev_space = sp;
+  }
+  return w;
+}
+
+#if GAIA_EVIDENCE_X86
+// For each 8-bit "keep" mask, the pshufb indices that pack the kept bytes of an 8-byte
+// lane to its front (the rest of the lane is don't-care: it is overwritten next).
+struct PackTable {
+  std::array<uint64_t, 256> lanes{};
+  PackTable() {
+    for (unsigned keep = 0; keep < 256; ++keep) {
+      uint64_t v = 0;
+      unsigned k = 0;
+      for (unsigned bit = 0; bit < 8; ++bit) {
+        if ((keep >> bit) & 1u) v |= static_cast<uint64_t>(bit) << (8 * k++);
+      }
+      lanes[keep] = v;
+    }
+  }
+};
+const PackTable kPack;
+
+// Whitespace among 32 Latin-1 code points, as a byte mask: U+0009-000D, U+001C-0020,
+// U+0085 and U+00A0 (text::is_space below 0x100).
+__attribute__((target("avx2"))) inline __m256i latin1_spaces(__m256i x) {
+  const __m256i k04 = _mm256_set1_epi8(0x04);
+  // c - lo <= 4 as unsigned bytes <=> min(c - lo, 4) == c - lo.
+  const __m256i a = _mm256_sub_epi8(x, _mm256_set1_epi8(0x09));
+  const __m256i b = _mm256_sub_epi8(x, _mm256_set1_epi8(0x1C));
+  return _mm256_or_si256(
+      _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(a, k04), a),
+                      _mm256_cmpeq_epi8(_mm256_min_epu8(b, k04), b)),
+      _mm256_or_si256(_mm256_cmpeq_epi8(x, _mm256_set1_epi8(static_cast<char>(0x85))),
+                      _mm256_cmpeq_epi8(x, _mm256_set1_epi8(static_cast<char>(0xA0)))));
+}
+
+// Latin-1 collapse, 32 code points per step, without branches on the data (where words
+// end is unpredictable, so a branch per block would be mispredicted about half the
+// time): whitespace becomes ' ', a whitespace code point after whitespace is dropped,
+// and each 8-byte piece is packed with one pshufb and stored whole; the write position
+// advances by what the piece kept. `out` needs 32 bytes of slack for those stores.
+__attribute__((target("avx2,popcnt"))) size_t
+collapse_avx2(const uint8_t* in, size_t n, char* out, bool& prev_space,
+              std::vector<int64_t>* brackets) {
+  const __m256i kOpen = _mm256_set1_epi8('[');
+  const __m256i kSp = _mm256_set1_epi8(' ');
+  // pshufb indexes within each 16-byte lane: the odd pieces sit 8 bytes into theirs.
+  const __m256i kOdd =
+      _mm256_set_epi64x(0x0808080808080808LL, 0, 0x0808080808080808LL, 0);
+  size_t w = 0;
+  size_t i = 0;
+  uint64_t prev = prev_space ? 1u : 0u;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m256i ws = latin1_spaces(x);
+    const auto bits = static_cast<uint32_t>(_mm256_movemask_epi8(ws));
+    const __m256i y = _mm256_blendv_epi8(x, kSp, ws);
+    const uint32_t drop = bits & ((bits << 1) | static_cast<uint32_t>(prev));
+    prev = bits >> 31;
+    const uint32_t keep = ~drop;
+    if (brackets != nullptr) {
+      // Where each '[' lands (rare, so the branch is predicted): the page markers are
+      // then found without another pass over the text.
+      auto open =
+          static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, kOpen)));
+      for (; open != 0; open &= open - 1) {
+        const auto bit = static_cast<unsigned>(__builtin_ctz(open));
+        const uint32_t before = keep & ((1u << bit) - 1u);
+        brackets->push_back(static_cast<int64_t>(w) + __builtin_popcount(before));
+      }
+    }
+    const unsigned k0 = keep & 0xFFu;
+    const unsigned k1 = (keep >> 8) & 0xFFu;
+    const unsigned k2 = (keep >> 16) & 0xFFu;
+    const unsigned k3 = keep >> 24;
+    const __m256i shuffle =
+        _mm256_add_epi8(_mm256_set_epi64x(static_cast<long long>(kPack.lanes[k3]),
+                                          static_cast<long long>(kPack.lanes[k2]),
+                                          static_cast<long long>(kPack.lanes[k1]),
+                                          static_cast<long long>(kPack.lanes[k0])),
+                        kOdd);
+    const __m256i z = _mm256_shuffle_epi8(y, shuffle);
+    const __m128i lo = _mm256_castsi256_si128(z);
+    const __m128i hi = _mm256_extracti128_si256(z, 1);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), lo);
+    w += static_cast<size_t>(__builtin_popcount(k0));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), _mm_unpackhi_epi64(lo, lo));
+    w += static_cast<size_t>(__builtin_popcount(k1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), hi);
+    w += static_cast<size_t>(__builtin_popcount(k2));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), _mm_unpackhi_epi64(hi, hi));
+    w += static_cast<size_t>(__builtin_popcount(k3));
+  }
+  prev_space = prev != 0;
+  return w + collapse_latin1_scalar(in + i, n - i, out + w, prev_space, brackets, w);
+}
+
+// is_collapsed's block test: true when 32 code points hold no whitespace but ' ' and no
+// ' ' follows whitespace (`prev`: the code point before the block was whitespace).
+__attribute__((target("avx2"))) size_t collapsed_prefix_avx2(const uint8_t* in,
+                                                             size_t n,
+                                                             bool& prev_space) {
+  const __m256i kSp = _mm256_set1_epi8(' ');
+  uint32_t prev = prev_space ? 1u : 0u;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m256i ws = latin1_spaces(x);
+    const auto bits = static_cast<uint32_t>(_mm256_movemask_epi8(ws));
+    const auto plain =
+        static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, kSp)));
+    if ((bits & ~plain) != 0 || (bits & ((bits << 1) | prev)) != 0) break;
+    prev = bits >> 31;
+  }
+  prev_space = prev != 0;
+  return i;
+}
+
+// GAIA_EVAL_NO_AVX2=1 turns the AVX2 paths off, so the portable ones can be tested on a
+// machine that has AVX2 (tests/native/test_evidence_portable.py).
+bool has_avx2() {
+  const char* off = std::getenv("GAIA_EVAL_NO_AVX2");
+  if (off != nullptr && off[0] != '\0' && off[0] != '0') return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+}
+#endif
+
+// Latin-1 into `out` (room for n + 32 bytes); returns the normalized length.
+size_t collapse_latin1_raw(const uint8_t* units, size_t n, char* out,
+                           std::vector<int64_t>* brackets) {
+  bool prev_space = true;  // as if after whitespace: leading runs are dropped
+  size_t w = 0;
+#if GAIA_EVIDENCE_X86
+  static const bool fast = has_avx2();
+  w = fast ? collapse_avx2(units, n, out, prev_space, brackets)
+           : collapse_latin1_scalar(units, n, out, prev_space, brackets, 0);
+#else
+  w = collapse_latin1_scalar(units, n, out, prev_space, brackets, 0);
+#endif
+  if (w != 0 && prev_space) --w;  // a trailing run left one ' '
+  return w;
+}
+
+template <class Unit, class Out>
+void collapse(const Unit* units, size_t n, Out& out) {
+  out.resize(n + 32);  // never longer, plus the slack the block loop stores into
+  size_t w = 0;
+  if constexpr (sizeof(Unit) == 1 && sizeof(typename Out::value_type) == 1) {
+    w = collapse_latin1_raw(units, n, out.data(), nullptr);
+  } else {
+    bool prev_space = true;  // as if after whitespace: leading runs are dropped
+    w = collapse_scalar<Unit, Out>(units, n, out.data(), prev_space);
+    if (w != 0 && prev_space) --w;  // a trailing run left one ' '
+  }
+  out.resize(w);
 }
 
 }  // namespace
@@ -55,11 +240,18 @@ void collapse(const Unit* units, size_t n, Out& out) {
 void collapse_into(const uint8_t* units, size_t n, std::string& out) {
   collapse(units, n, out);
 }
+
 bool is_collapsed(const uint8_t* units, size_t n) {
   if (n == 0) return true;
   if (space(units[0]) || space(units[n - 1])) return false;
   bool prev_space = false;
-  for (size_t i = 1; i + 1 < n; ++i) {
+  size_t i = 0;
+#if GAIA_EVIDENCE_X86
+  static const bool fast = has_avx2();
+  // The blocks that pass; the rest (a failing block included) is checked one by one.
+  if (fast) i = collapsed_prefix_avx2(units, n, prev_space);
+#endif
+  for (; i < n; ++i) {
     const bool sp = space(units[i]);
     if (sp && (prev_space || units[i] != ' ')) return false;
     prev_space = sp;
@@ -82,10 +274,15 @@ void collapse_into(const uint32_t* units, size_t n, std::u32string& out) {
   collapse(units, n, out);
 }
 
-Haystack::Haystack(std::string latin1) : bytes_(std::move(latin1)) {}
+Haystack::Haystack(std::string_view latin1)
+    : bytes_(new char[latin1.size() + 1]), size_(static_cast<int64_t>(latin1.size())) {
+  std::memcpy(bytes_.get(), latin1.data(), latin1.size());
+}
 
-Haystack::Haystack(std::u32string text) : wide_(std::move(text)) {
-  bytes_.resize(wide_.size());
+Haystack::Haystack(std::u32string text)
+    : bytes_(new char[text.size() + 1]),
+      size_(static_cast<int64_t>(text.size())),
+      wide_(std::move(text)) {
   char32_t widest = 0;
   for (size_t i = 0; i < wide_.size(); ++i) {
     bytes_[i] = static_cast<char>(shadow(wide_[i]));
@@ -94,7 +291,112 @@ Haystack::Haystack(std::u32string text) : wide_(std::move(text)) {
   if (widest < 0x100) wide_ = std::u32string();  // the bytes are the text
 }
 
+Haystack Haystack::collapsed_latin1(const uint8_t* units, size_t n,
+                                    std::vector<int64_t>* brackets) {
+  Haystack h;
+  // Not value-initialized: zeroing a multi-megabyte buffer that is about to be written
+  // costs as much as a third of the collapse.
+  h.bytes_.reset(new char[n + 32]);
+  h.size_ =
+      static_cast<int64_t>(collapse_latin1_raw(units, n, h.bytes_.get(), brackets));
+  return h;
+}
+
 namespace {
+
+#if GAIA_EVIDENCE_X86
+// From i on (in steps of 32 while the windows at i..i+31 all fit before `to`), the
+// first block with a window whose first and last bytes match; its bits go to `mask`.
+// Returns where it stopped (mask 0: no block left). The loop has no call in it, so the
+// byte vectors stay in registers.
+__attribute__((target("avx2"))) int64_t pair_blocks_avx2(const unsigned char* hb,
+                                                         unsigned char first,
+                                                         unsigned char last, int64_t m,
+                                                         int64_t i, int64_t to,
+                                                         uint32_t& mask) {
+  const __m256i f = _mm256_set1_epi8(static_cast<char>(first));
+  const __m256i l = _mm256_set1_epi8(static_cast<char>(last));
+  for (; i + 31 + m <= to; i += 32) {
+    const __m256i a = _mm256_cmpeq_epi8(
+        f, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hb + i)));
+    const __m256i b = _mm256_cmpeq_epi8(
+        l, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hb + i + m - 1)));
+    mask = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_and_si256(a, b)));
+    if (mask != 0) return i;
+  }
+  mask = 0;
+  return i;
+}
+#endif
+
+// Candidate positions for a long needle: where both its first and its last byte occur
+// at the right distance, 32 positions per step (AVX2 where the CPU has it). In prose a
+// byte pair matches about once in several hundred positions, so nearly every step is
+// two loads, two compares and a test. Used for chunks, which the cursor walk finds a
+// few thousand bytes ahead, so the scan is short and a skip table would cost more to
+// fill than it saves.
+template <class Confirm>
+int64_t search_pair_filter(const unsigned char* hb, const unsigned char* pb, int64_t m,
+                           int64_t from, int64_t to, Confirm& confirmed) {
+  int64_t i = from;
+#if GAIA_EVIDENCE_X86
+  static const bool fast = has_avx2();
+  if (fast) {
+    for (;;) {
+      uint32_t mask = 0;
+      i = pair_blocks_avx2(hb, pb[0], pb[m - 1], m, i, to, mask);
+      if (mask == 0) break;
+      for (; mask != 0; mask &= mask - 1) {
+        const int64_t at = i + __builtin_ctz(mask);
+        if (confirmed(at)) return at;
+      }
+      i += 32;
+    }
+  }
+#endif
+  for (; i + m <= to; ++i) {
+    if (hb[i] == pb[0] && hb[i + m - 1] == pb[m - 1] && confirmed(i)) return i;
+  }
+  return -1;
+}
+
+// Horspool on the 4 bytes ending the window (q-gram Horspool), for needles of up to
+// 256 bytes (quotes, hints). In text with a small alphabet every single byte occurs
+// near the end of a needle and allows only short jumps, while most 4-byte grams do not
+// occur in it at all, so the window usually jumps m - 3. Grams are hashed into 4096
+// slots; a shared slot keeps the smaller shift, which can only shorten a jump, never
+// skip a match.
+template <class Confirm>
+int64_t search_qgram(const unsigned char* hb, const unsigned char* pb, int64_t m,
+                     int64_t from, int64_t to, Confirm& confirmed) {
+  constexpr int64_t kQ = 4;
+  constexpr unsigned kBits = 12;
+  const auto gram = [](const unsigned char* p) {
+    uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  const auto slot = [](uint32_t v) { return (v * 2654435761u) >> (32 - kBits); };
+  std::array<uint8_t, std::size_t{1} << kBits> shift;
+  // A gram absent from needle[0..m-2] allows m - q + 1: any match starting earlier
+  // would contain the window's last gram inside the needle.
+  shift.fill(static_cast<uint8_t>(m - kQ + 1));
+  for (int64_t e = kQ - 1; e + 1 < m;
+       ++e) {  // later grams: smaller shifts, written last
+    shift[slot(gram(pb + e - kQ + 1))] = static_cast<uint8_t>(m - 1 - e);
+  }
+  const uint32_t tail = gram(pb + m - kQ);
+  for (int64_t i = from; i + m <= to;) {
+    // Each step usually lands on a new cache line, and the next address depends on
+    // this step's load, so without help the loop waits on memory at every step; jumps
+    // are nearly always m - 3, so the lines a few steps ahead are known early.
+    GAIA_PREFETCH(hb + std::min(i + 8 * m, to));
+    const uint32_t g = gram(hb + i + m - kQ);
+    if (g == tail && confirmed(i)) return i;
+    i += shift[slot(g)];
+  }
+  return -1;
+}
 
 // The byte search both needle kinds share: candidates come from the byte shadows, and
 // `confirmed(i)` checks the code points at i.
@@ -113,33 +415,72 @@ int64_t search_bytes(const unsigned char* hb, const unsigned char* pb, int64_t m
     }
     return -1;
   }
-  // Horspool on the pair of bytes ending the window (q-gram Horspool): in text with a
-  // small alphabet every single byte occurs near the end of a long needle and allows
-  // only short jumps, while most pairs do not occur in it at all. Pairs are hashed into
-  // 4096 slots; a shared slot keeps the smaller shift, which can only shorten a jump,
-  // never skip a match. The jump aligns the pair with its last occurrence ending at
-  // j <= m - 2; an absent pair allows m - 1 (m could skip a match that starts at the
-  // window's last position). Shifts are capped at 65535 (shorter is always safe) so
-  // the table is 8 KiB to fill per search.
-  constexpr uint32_t kSlots = 4096;
-  const auto slot = [](unsigned char a, unsigned char b) {
-    return (static_cast<uint32_t>(a) * 31u + b) & (kSlots - 1);
+  if (m <= 256) return search_qgram(hb, pb, m, from, to, confirmed);
+  return search_pair_filter(hb, pb, m, from, to, confirmed);
+}
+
+// First occurrence of each of several needles (all at least 8 bytes) in hb[0, n), in
+// one pass: the q-gram Horspool above with one table for all of them (Wu and Manber's
+// multi-pattern scheme). The window is as long as the shortest needle, L; a gram's
+// shift is the smallest any needle allows, and the needles whose L-th byte ends with
+// the window's last gram are the candidates checked there. Grams are hashed into 64K
+// slots; 16-bit entries hold the shift and a flag for "some needle's last gram".
+// `confirmed(k, i)` checks needle k at i (its whole length, within the text).
+template <class Confirm>
+void search_each(const unsigned char* hb, int64_t n,
+                 const std::vector<std::string>& needles, std::vector<int64_t>& first,
+                 Confirm confirmed) {
+  constexpr int64_t kQ = 4;
+  constexpr unsigned kBits = 16;
+  constexpr uint16_t kCandidates = 0x100;
+  const auto gram = [](const unsigned char* p) {
+    uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
   };
-  const auto cap = [](int64_t v) {
-    return static_cast<uint16_t>(std::min<int64_t>(v, 65535));
-  };
-  std::array<uint16_t, kSlots> shift;
-  shift.fill(cap(m - 1));
-  for (int64_t j = std::max<int64_t>(1, m - 1 - 65535); j + 1 < m; ++j) {
-    shift[slot(pb[j - 1], pb[j])] = cap(m - 1 - j);
+  const auto slot = [](uint32_t v) { return (v * 2654435761u) >> (32 - kBits); };
+  int64_t window = std::numeric_limits<int64_t>::max();
+  for (const auto& p : needles)
+    window = std::min<int64_t>(window, static_cast<int64_t>(p.size()));
+  const int64_t L = window;
+  std::vector<uint16_t> table(
+      std::size_t{1} << kBits,
+      static_cast<uint16_t>(std::min<int64_t>(L - kQ + 1, 255)));
+  std::vector<int32_t> head(std::size_t{1} << kBits, -1);
+  std::vector<int32_t> next(needles.size(), -1);
+  std::vector<uint32_t> tails(needles.size());
+  for (size_t k = 0; k < needles.size(); ++k) {
+    const auto* pb = reinterpret_cast<const unsigned char*>(needles[k].data());
+    for (int64_t e = kQ - 1; e + 1 < L; ++e) {
+      uint16_t& t = table[slot(gram(pb + e - kQ + 1))];
+      const auto allowed = static_cast<uint16_t>(L - 1 - e);
+      t = static_cast<uint16_t>((t & kCandidates) |
+                                std::min<uint16_t>(t & 0xFF, allowed));
+    }
+    tails[k] = gram(pb + L - kQ);
+    const uint32_t s = slot(tails[k]);
+    table[s] |= kCandidates;
+    next[k] = head[s];
+    head[s] = static_cast<int32_t>(k);
   }
-  const unsigned char last = pb[m - 1];
-  for (int64_t i = from; i + m <= to;) {
-    const unsigned char c = hb[i + m - 1];
-    if (c == last && confirmed(i)) return i;
-    i += shift[slot(hb[i + m - 2], c)];
+  size_t remaining = needles.size();
+  for (int64_t i = 0; i + L <= n;) {
+    GAIA_PREFETCH(hb + std::min(i + 8 * L, n));  // see search_qgram
+    const uint32_t g = gram(hb + i + L - kQ);
+    const uint32_t s = slot(g);
+    const uint16_t t = table[s];
+    if ((t & kCandidates) != 0) {
+      for (int32_t k = head[s]; k >= 0; k = next[static_cast<size_t>(k)]) {
+        const auto kk = static_cast<size_t>(k);
+        if (first[kk] >= 0 || tails[kk] != g) continue;
+        if (i + static_cast<int64_t>(needles[kk].size()) > n || !confirmed(kk, i))
+          continue;
+        first[kk] = i;
+        if (--remaining == 0) return;
+      }
+    }
+    i += t & 0xFF;
   }
-  return -1;
 }
 
 }  // namespace
@@ -150,7 +491,7 @@ int64_t Haystack::find(const std::u32string& needle, int64_t from, int64_t to) c
   to = std::min(to, size());
   if (m == 0 || to < from || to - from < m) return -1;
   const char32_t* p = needle.data();
-  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.get());
   std::string pattern(static_cast<size_t>(m), '\0');
   for (int64_t j = 0; j < m; ++j) {
     pattern[static_cast<size_t>(j)] = static_cast<char>(shadow(p[j]));
@@ -164,12 +505,43 @@ int64_t Haystack::find(const std::u32string& needle, int64_t from, int64_t to) c
   });
 }
 
+std::vector<int64_t> Haystack::find_each(
+    const std::vector<std::u32string>& needles) const {
+  std::vector<int64_t> first(needles.size(), -1);
+  std::vector<std::string> patterns;  // shadow bytes of the needles that share the pass
+  std::vector<size_t> shared;         // their indices in `needles`
+  for (size_t k = 0; k < needles.size(); ++k) {
+    const std::u32string& p = needles[k];
+    const bool narrow =
+        std::all_of(p.begin(), p.end(), [](char32_t c) { return c < 0x100; });
+    if (p.size() < 8 || (wide_.empty() && !narrow)) {
+      first[k] = find(p, 0, size());  // too short to skip far (or cannot occur: -1)
+      continue;
+    }
+    std::string bytes(p.size(), '\0');
+    for (size_t j = 0; j < p.size(); ++j) bytes[j] = static_cast<char>(shadow(p[j]));
+    patterns.push_back(std::move(bytes));
+    shared.push_back(k);
+  }
+  if (patterns.empty()) return first;
+  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.get());
+  std::vector<int64_t> found(patterns.size(), -1);
+  search_each(hb, size(), patterns, found, [&](size_t k, int64_t i) {
+    const std::string& pb = patterns[k];
+    if (std::memcmp(pb.data(), hb + i, pb.size()) != 0) return false;
+    const std::u32string& p = needles[shared[k]];
+    return wide_.empty() || std::equal(p.begin(), p.end(), wide_.data() + i);
+  });
+  for (size_t k = 0; k < shared.size(); ++k) first[shared[k]] = found[k];
+  return first;
+}
+
 int64_t Haystack::find_latin1(std::string_view needle, int64_t from, int64_t to) const {
   const auto m = static_cast<int64_t>(needle.size());
   from = std::max<int64_t>(from, 0);
   to = std::min(to, size());
   if (m == 0 || to < from || to - from < m) return -1;
-  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.data());
+  const auto* hb = reinterpret_cast<const unsigned char*>(bytes_.get());
   const auto* pb = reinterpret_cast<const unsigned char*>(needle.data());
   // Latin-1 code points are their own shadow bytes, so equal bytes are equal text
   // unless the text is wide (a shadow byte may then stand for a hashed code point).
@@ -188,29 +560,65 @@ int64_t find(const std::u32string& hay, const std::u32string& needle, int64_t fr
   return Haystack(hay).find(needle, from, to);
 }
 
-std::vector<PageMarker> find_page_markers(const Haystack& text) {
-  static const std::u32string kOpen = U"[Page ";
+namespace {
+
+const std::u32string kOpenMarker = U"[Page ";
+
+// The page number of a "[Page N]" starting at `at`, or -1 when none starts there.
+int64_t marker_at(const Haystack& text, int64_t at) {
   const int64_t n = text.size();
-  const auto open = static_cast<int64_t>(kOpen.size());
+  const auto open = static_cast<int64_t>(kOpenMarker.size());
+  if (at < 0 || at + open > n) return -1;
+  for (int64_t j = 0; j < open; ++j) {
+    if (text.at(at + j) != kOpenMarker[static_cast<size_t>(j)]) return -1;
+  }
+  int64_t i = at + open;
+  int64_t number = 0;
+  int digits = 0;
+  // At most 9 digits, so the number cannot overflow and nonsense is not a page.
+  while (i < n && digits < 10 && text.at(i) >= U'0' && text.at(i) <= U'9') {
+    number = number * 10 + static_cast<int64_t>(text.at(i) - U'0');
+    ++i;
+    ++digits;
+  }
+  if (digits == 0 || digits > 9 || i >= n || text.at(i) != U']') return -1;
+  return number;
+}
+
+}  // namespace
+
+std::vector<PageMarker> find_page_markers(const Haystack& text) {
+  const int64_t n = text.size();
   std::vector<PageMarker> out;
-  for (int64_t at = text.find(kOpen, 0, n); at >= 0; at = text.find(kOpen, at + 1, n)) {
-    int64_t i = at + open;
-    int64_t number = 0;
-    int digits = 0;
-    // At most 9 digits, so the number cannot overflow and nonsense is not a page.
-    while (i < n && digits < 10 && text.at(i) >= U'0' && text.at(i) <= U'9') {
-      number = number * 10 + static_cast<int64_t>(text.at(i) - U'0');
-      ++i;
-      ++digits;
-    }
-    if (digits == 0 || digits > 9 || i >= n || text.at(i) != U']') continue;
-    out.push_back({at, number});
+  for (int64_t at = text.find(kOpenMarker, 0, n); at >= 0;
+       at = text.find(kOpenMarker, at + 1, n)) {
+    const int64_t number = marker_at(text, at);
+    if (number >= 0) out.push_back({at, number});
+  }
+  return out;
+}
+
+std::vector<PageMarker> page_markers_at(const Haystack& text,
+                                        const std::vector<int64_t>& brackets) {
+  std::vector<PageMarker> out;
+  for (const int64_t at : brackets) {
+    const int64_t number = marker_at(text, at);
+    if (number >= 0) out.push_back({at, number});
   }
   return out;
 }
 
 Document::Document(Haystack normalized)
     : hay_(std::move(normalized)), markers_(find_page_markers(hay_)) {}
+
+Document::Document(Haystack normalized, const std::vector<int64_t>& brackets)
+    : hay_(std::move(normalized)), markers_(page_markers_at(hay_, brackets)) {}
+
+Document Document::from_latin1(const uint8_t* units, size_t n) {
+  std::vector<int64_t> brackets;
+  Haystack text = Haystack::collapsed_latin1(units, n, &brackets);
+  return Document(std::move(text), brackets);
+}
 
 size_t Document::page_index(int64_t pos) const {
   const auto after =
@@ -242,7 +650,7 @@ bool Document::page_segment(int64_t number, int64_t& start, int64_t& end) const 
 }
 
 template <class Find>
-Span ChunkLocator::step(int64_t m, bool piece, Find find) {
+int64_t ChunkLocator::search(int64_t m, Find find) const {
   int64_t pos = find(cursor_, doc_.text().size());
   if (pos < 0 && m > 0 && prev_piece_ && run_start_ >= 0) {
     // First a match that starts before the cursor and ends after it (its start lies in
@@ -256,12 +664,21 @@ Span ChunkLocator::step(int64_t m, bool piece, Find find) {
       at = next;
     }
   }
+  return pos;
+}
+
+Span ChunkLocator::advance(int64_t pos, int64_t m, bool piece) {
   if (pos >= 0) cursor_ = pos;
   if (!piece || !prev_piece_) run_start_ = -1;
   if (piece && pos >= 0) run_start_ = run_start_ < 0 ? pos : std::min(run_start_, pos);
   prev_piece_ = piece;
   if (pos < 0) return {};
   return {pos, pos + m};
+}
+
+template <class Find>
+Span ChunkLocator::step(int64_t m, bool piece, Find find) {
+  return advance(search(m, find), m, piece);
 }
 
 Span ChunkLocator::next(const std::u32string& chunk, bool piece) {
@@ -274,6 +691,28 @@ Span ChunkLocator::next_latin1(std::string_view chunk, bool piece) {
   return step(static_cast<int64_t>(chunk.size()), piece, [&](int64_t from, int64_t to) {
     return doc_.text().find_latin1(chunk, from, to);
   });
+}
+
+Span ChunkLocator::next_latin1_raw(std::string_view raw, bool piece,
+                                   std::string& scratch) {
+  const auto find_in = [this](std::string_view needle) {
+    return [this, needle](int64_t from, int64_t to) {
+      return doc_.text().find_latin1(needle, from, to);
+    };
+  };
+  const auto* units = reinterpret_cast<const uint8_t*>(raw.data());
+  // A chunk is usually normalized already (a chunker's " ".join(words)). Searching it
+  // as it is gives the normalized answer whenever it is found: with no whitespace at
+  // either end, a substring of normalized text has no whitespace but single ' ', so
+  // the chunk was normalized. Only a chunk not found needs the check (and a copy).
+  if (!raw.empty() && !space(units[0]) && !space(units[raw.size() - 1])) {
+    const auto m = static_cast<int64_t>(raw.size());
+    const int64_t pos = search(m, find_in(raw));
+    if (pos >= 0 || is_collapsed(units, raw.size())) return advance(pos, m, piece);
+  }
+  collapse_into(units, raw.size(), scratch);
+  const auto m = static_cast<int64_t>(scratch.size());
+  return advance(search(m, find_in(scratch)), m, piece);
 }
 
 std::vector<Span> locate_chunks(const Document& doc,
@@ -321,6 +760,44 @@ Resolution resolve_quote(const Document& doc, const std::u32string& quote, int64
   }
   r.span = {pos, pos + static_cast<int64_t>(quote.size())};
   return r;
+}
+
+std::vector<Resolution> resolve_quotes(const Document& doc,
+                                       const std::vector<std::u32string>& quotes,
+                                       const std::vector<int64_t>& pages,
+                                       const std::vector<std::u32string>& nears) {
+  std::vector<Resolution> out(quotes.size());
+  std::vector<std::u32string> whole;  // quotes searched in the whole document
+  std::vector<size_t> where;
+  for (size_t k = 0; k < quotes.size(); ++k) {
+    const int64_t page = k < pages.size() ? pages[k] : 0;
+    const bool near = k < nears.size() && !nears[k].empty();
+    if (quotes[k].empty() || page > 0 || near) {
+      out[k] = resolve_quote(doc, quotes[k], page, near ? nears[k] : std::u32string());
+    } else {
+      whole.push_back(quotes[k]);
+      where.push_back(k);
+    }
+  }
+  const std::vector<int64_t> first = doc.text().find_each(whole);
+  for (size_t j = 0; j < where.size(); ++j) {
+    Resolution& r = out[where[j]];
+    if (first[j] < 0) {
+      r.status = ResolveStatus::kQuoteMissing;
+    } else {
+      r.span = {first[j], first[j] + static_cast<int64_t>(whole[j].size())};
+    }
+  }
+  return out;
+}
+
+bool uses_avx2() {
+#if GAIA_EVIDENCE_X86
+  static const bool fast = has_avx2();
+  return fast;
+#else
+  return false;
+#endif
 }
 
 }  // namespace gaia::evidence

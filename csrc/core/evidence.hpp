@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,12 +23,19 @@ namespace gaia::evidence {
 // collision costs time, never a wrong answer.
 class Haystack {
  public:
-  explicit Haystack(std::string latin1);  // each byte is one code point (U+0000-U+00FF)
+  // each byte is one code point (U+0000-U+00FF)
+  explicit Haystack(std::string_view latin1);
   explicit Haystack(std::u32string text);
+  // The whitespace-normalized text of Latin-1 `units` (collapse_latin1), written once
+  // into its own buffer; `brackets` (optional) gets the offset of every '[' in it.
+  static Haystack collapsed_latin1(const uint8_t* units, size_t n,
+                                   std::vector<int64_t>* brackets);
 
-  int64_t size() const noexcept { return static_cast<int64_t>(bytes_.size()); }
+  int64_t size() const noexcept { return size_; }
   bool is_latin1() const noexcept { return wide_.empty(); }
-  const std::string& bytes() const noexcept { return bytes_; }
+  std::string_view bytes() const noexcept {
+    return {bytes_.get(), static_cast<size_t>(size_)};
+  }
   const std::u32string& wide() const noexcept { return wide_; }  // empty when latin1
   char32_t at(int64_t i) const noexcept {
     return wide_.empty() ? static_cast<unsigned char>(bytes_[static_cast<size_t>(i)])
@@ -39,9 +47,15 @@ class Haystack {
   int64_t find(const std::u32string& needle, int64_t from, int64_t to) const;
   // The same for a needle of Latin-1 code points, one byte each (no conversion).
   int64_t find_latin1(std::string_view needle, int64_t from, int64_t to) const;
+  // find(needle, 0, size()) for each needle, the needles of 8 or more code points
+  // searched together in one pass over the text (many quotes of one document).
+  std::vector<int64_t> find_each(const std::vector<std::u32string>& needles) const;
 
  private:
-  std::string bytes_;
+  Haystack() = default;
+
+  std::unique_ptr<char[]> bytes_;
+  int64_t size_ = 0;
   std::u32string wide_;
 };
 
@@ -70,6 +84,9 @@ struct PageMarker {
 
 // Every "[Page N]" (N: 1 to 9 decimal digits) in `text`, in order of offset.
 std::vector<PageMarker> find_page_markers(const Haystack& text);
+// The same, given the offset of every '[' in `text` (in order).
+std::vector<PageMarker> page_markers_at(const Haystack& text,
+                                        const std::vector<int64_t>& brackets);
 
 struct Span {
   int64_t start = -1;  // -1: not found
@@ -80,6 +97,10 @@ class Document {
  public:
   // `normalized`: the extracted text after whitespace normalization.
   explicit Document(Haystack normalized);
+  // `brackets`: the offset of every '[' in the text, so markers need no search.
+  Document(Haystack normalized, const std::vector<int64_t>& brackets);
+  // The document of extracted Latin-1 text: normalized, with its markers, in one pass.
+  static Document from_latin1(const uint8_t* units, size_t n);
 
   const Haystack& text() const noexcept { return hay_; }
   const std::vector<PageMarker>& markers() const noexcept { return markers_; }
@@ -119,8 +140,16 @@ class ChunkLocator {
   explicit ChunkLocator(const Document& doc) : doc_(doc) {}
   Span next(const std::u32string& chunk, bool piece);
   Span next_latin1(std::string_view chunk, bool piece);  // Latin-1, one byte each
+  // A Latin-1 chunk not yet normalized (`scratch`: a buffer for its normalized copy,
+  // reused across calls); the same span as next_latin1 of its normalized text.
+  Span next_latin1_raw(std::string_view raw, bool piece, std::string& scratch);
 
  private:
+  // Where the next chunk (m code points; find(from, to) searches the text) starts, or
+  // -1; advance() then moves the cursor. Split so a search can be retried.
+  template <class Find>
+  int64_t search(int64_t m, Find find) const;
+  Span advance(int64_t pos, int64_t m, bool piece);
   template <class Find>
   Span step(int64_t m, bool piece, Find find);
 
@@ -154,5 +183,15 @@ struct Resolution {
 // non-empty and falls back to the segment start.
 Resolution resolve_quote(const Document& doc, const std::u32string& quote, int64_t page,
                          const std::u32string& near);
+
+// resolve_quote for each quote (pages[k] 0: none; nears[k] empty: none), with the
+// quotes that are searched in the whole document (no page, no hint) found in one pass.
+std::vector<Resolution> resolve_quotes(const Document& doc,
+                                       const std::vector<std::u32string>& quotes,
+                                       const std::vector<int64_t>& pages,
+                                       const std::vector<std::u32string>& nears);
+
+// Whether the AVX2 block paths run (the CPU has AVX2 and GAIA_EVAL_NO_AVX2 is not set).
+bool uses_avx2();
 
 }  // namespace gaia::evidence

@@ -113,14 +113,18 @@ def _python(
 def _native(
     text: str, chunks: list[str], quotes: list[tuple[str, int | None, str | None]]
 ) -> tuple[list[tuple[int, int, tuple[int, ...]] | None], list[int]]:
-    from gaia_eval.retrieval.evidence import DocumentText, locate_chunks, resolve_evidence
+    from gaia_eval.retrieval.evidence import (
+        DocumentText,
+        EvidenceLabel,
+        locate_chunks,
+        resolve_labels,
+    )
 
+    # The calls the retrieval runner makes: one document, its chunks, then every label.
     doc = DocumentText("bench", text)
-    located = [None if c is None else (c.start, c.end, c.pages) for c in locate_chunks(doc, chunks)]
-    starts = [
-        resolve_evidence(doc, quote=q, page=p, near=n, question_id=f"q{i}").start or 0
-        for i, (q, p, n) in enumerate(quotes)
-    ]
+    located: list[tuple[int, int, tuple[int, ...]] | None] = list(locate_chunks(doc, chunks))
+    labels = [EvidenceLabel(f"q{i}", "bench", q, p, n) for i, (q, p, n) in enumerate(quotes)]
+    starts = [ev.start or 0 for ev in resolve_labels({"bench": doc}, labels)]
     return located, starts
 
 

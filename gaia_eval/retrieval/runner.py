@@ -19,6 +19,7 @@ import signal
 import tempfile
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,12 +41,13 @@ from gaia_eval.retrieval import gate, report, scoring
 from gaia_eval.retrieval.dataset import Dataset, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import (
     DocumentText,
+    EvidenceLabel,
     LocatedChunk,
     ResolvedEvidence,
     check_unlocated,
     chunk_hits,
     locate_chunks,
-    resolve_evidence,
+    resolve_labels,
 )
 from gaia_eval.retrieval.models import (
     DENSE_DEPTH,
@@ -446,17 +448,18 @@ def _score(ds: Dataset, idx: _Indexed, entry: DatasetResult) -> None:
     # Abort when the chunker no longer matches the text: every score would be wrong.
     check_unlocated(entry.index.chunks, entry.index.unlocated_chunks)
     # Resolve every label before the first query, so a wrong label stops the run at once.
+    # All labels in one call: the quotes of one document share a pass over its text.
     resolved: dict[str, list[ResolvedEvidence] | None] = {}
+    labels: list[EvidenceLabel] = []
     for q in ds.questions:
         if any(ev.doc not in idx.texts for ev in q.evidence):
             resolved[q.id] = None  # evidence not indexed: scored as a miss
             continue
-        resolved[q.id] = [
-            resolve_evidence(
-                idx.texts[ev.doc], quote=ev.quote, page=ev.page, near=ev.near, question_id=q.id
-            )
-            for ev in q.evidence
-        ]
+        labels.extend(EvidenceLabel(q.id, ev.doc, ev.quote, ev.page, ev.near) for ev in q.evidence)
+    by_question: dict[str, list[ResolvedEvidence]] = defaultdict(list)
+    for label, ev_resolved in zip(labels, resolve_labels(idx.texts, labels), strict=True):
+        by_question[label.question_id].append(ev_resolved)
+    resolved.update(by_question)
     for q in track(ds.questions, f"querying {ds.id}"):
         t0 = time.perf_counter()
         sdk_hits = idx.system.search(q.question, DENSE_DEPTH)[:DENSE_DEPTH]

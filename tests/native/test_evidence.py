@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from gaia_eval import _native
 from gaia_eval.retrieval.evidence import (
     DocumentText,
+    EvidenceLabel,
     LabelError,
     LocatedChunk,
     ResolvedEvidence,
@@ -20,6 +21,7 @@ from gaia_eval.retrieval.evidence import (
     chunk_hits,
     locate_chunks,
     resolve_evidence,
+    resolve_labels,
 )
 
 # ---- the oracle: normalize + str.find, written as the rules read ---------------------
@@ -426,3 +428,136 @@ def test_bench_workload_agrees_with_python() -> None:
     assert bench._native(text, chunks, quotes) == want
     assert bench._python(text, chunks, quotes, bench._regex) == want
     assert sum(c is not None for c in want[0]) == 200
+
+
+# ---- the fast paths: long needles, many quotes, Latin-1 blocks -------------------------
+
+# Latin-1 text (one byte per code point in CPython) goes through the block paths; every
+# Latin-1 whitespace code point that str.split() knows is among the separators.
+LATIN1_WORDS = ["a", "b", "ab", "ba", "abba", "\u00e9", "[Page 1]", "[Page 2]", "[", "[Page"]
+LATIN1_SPACES = [" ", " ", "  ", "\n", "\t", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0"]
+latin1_text_st = st.lists(
+    st.tuples(st.sampled_from(LATIN1_WORDS), st.sampled_from(LATIN1_SPACES)), max_size=200
+).map(lambda parts: "".join(w + s for w, s in parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.just(""), st.sampled_from(LATIN1_SPACES)), latin1_text_st)
+def test_latin1_normalization_and_markers_match_oracle(lead: str, text: str) -> None:
+    doc = DocumentText("d", lead + text)
+    norm = o_norm(lead + text)
+    assert doc.normalized == norm
+    assert list(doc.markers) == o_markers(norm)
+    assert doc.paged == bool(o_markers(norm))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hay=st.text(alphabet="ab \u00e9", min_size=200, max_size=3000),
+    wide=st.booleans(),
+    data=st.data(),
+)
+def test_find_long_needles_matches_str_find(hay: str, wide: bool, data: st.DataObject) -> None:
+    """Needles over 256 code points take the paired-byte filter, 8-256 the q-gram table."""
+    if wide:
+        hay = hay.replace("\u00e9", "\u0161")  # not Latin-1: the shadow-byte path
+    a = data.draw(st.integers(0, len(hay) - 8))
+    b = data.draw(st.integers(a + 8, min(len(hay), a + 1200)))
+    needle = hay[a:b]
+    if data.draw(st.booleans()):  # a near miss: one code point changed
+        k = data.draw(st.integers(0, len(needle) - 1))
+        needle = needle[:k] + ("b" if needle[k] != "b" else "a") + needle[k + 1 :]
+    start = data.draw(st.integers(-3, len(hay)))
+    end = data.draw(st.integers(start, len(hay) + 3))
+    assert _native.evidence_find(hay, needle, start, end) == o_find(hay, needle, start, end)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(latin1_text_st, text_st), st.data())
+def test_resolve_many_matches_resolve_and_oracle(text: str, data: st.DataObject) -> None:
+    """Many quotes at once (the whole-document ones share one pass) give each quote the
+    answer it gets alone, which is the oracle's."""
+    norm = o_norm(text)
+    markers = o_markers(norm)
+
+    def snippet() -> str:
+        if norm and data.draw(st.booleans()):
+            a = data.draw(st.integers(0, len(norm) - 1))
+            return norm[a : data.draw(st.integers(a + 1, min(len(norm), a + 60)))]
+        return data.draw(st.sampled_from(WORDS + LATIN1_WORDS + ["abab abab", "b a b a b a b"]))
+
+    n = data.draw(st.integers(0, 8))
+    quotes = [snippet() for _ in range(n)]
+    pages = [data.draw(st.sampled_from([None, None, None, 1, 2, 5])) for _ in range(n)]
+    nears = [snippet() if data.draw(st.integers(0, 4)) == 0 else None for _ in range(n)]
+    doc = _native.evidence_document(text)
+    got = _native.evidence_resolve_many(doc, quotes, pages, nears)
+    assert got == [
+        _native.evidence_resolve(doc, q, p, h) for q, p, h in zip(quotes, pages, nears, strict=True)
+    ]
+    for (status, start, end), q, p, h in zip(got, quotes, pages, nears, strict=True):
+        want = o_resolve(norm, markers, q, p or 0, h or "")
+        if want >= 0:
+            assert (status, start, end) == (0, want, want + len(o_norm(q)))
+        else:
+            assert status == -want and start == end == -1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["ab", "ba", "abba", "b", "a"]), min_size=50, max_size=600), st.data()
+)
+def test_locate_long_overlapping_windows_matches_oracle(
+    words: list[str], data: st.DataObject
+) -> None:
+    """Chunker-shaped input: windows of many words with overlap, as the chunker writes them
+    (normalized) or re-spaced, some split into pieces; long enough for the block paths."""
+    text = "".join(w + data.draw(st.sampled_from(LATIN1_SPACES)) for w in words)
+    norm = o_norm(text)
+    toks = norm.split(" ")
+    per = data.draw(st.integers(5, 80))
+    overlap = data.draw(st.integers(0, per - 1))
+    chunks: list[str] = []
+    split: set[int] = set()
+    for start in range(0, len(toks), per - overlap):
+        window = toks[start : start + per]
+        if data.draw(st.integers(0, 5)) == 0 and len(window) > 2:  # cut into pieces
+            cut = data.draw(st.integers(1, len(window) - 1))
+            split.update({len(chunks), len(chunks) + 1})
+            chunks.extend([" ".join(window[:cut]), " ".join(window[cut:])])
+        else:
+            sep = data.draw(st.sampled_from([" ", " ", "\n", " \xa0"]))
+            chunks.append(sep.join(window))
+    doc = DocumentText("d", text)
+    got = locate_chunks(doc, chunks, split)
+    assert got == o_locate(norm, o_markers(norm), chunks, split)
+
+
+def test_resolve_labels_in_order_across_documents() -> None:
+    texts = {
+        "one": DocumentText("one", "alpha beta gamma delta " * 3),
+        "two": DocumentText("two", "[Page 1] first page text [Page 2] second page gamma delta"),
+    }
+    labels = [
+        EvidenceLabel("q1", "two", "gamma  delta", 2, None),
+        EvidenceLabel("q2", "one", "beta\ngamma", None, None),
+        EvidenceLabel("q3", "two", None, 1, None),
+        EvidenceLabel("q4", "one", None, None, None),
+        EvidenceLabel("q5", "one", "gamma delta alpha", None, "delta alpha"),
+    ]
+    got = resolve_labels(texts, labels)
+    second = texts["two"].normalized.index("gamma")
+    assert got == [
+        ResolvedEvidence("two", second, second + 11, 2),
+        ResolvedEvidence("one", 6, 16, None),
+        ResolvedEvidence("two", None, None, 1),
+        ResolvedEvidence("one", None, None, None),
+        ResolvedEvidence("one", 34, 51, None),  # the copy from the hint on
+    ]
+    # The first wrong quote in label order is the one reported, by question and document.
+    bad = [*labels, EvidenceLabel("q6", "one", "not there at all", None, None)]
+    bad.insert(1, EvidenceLabel("q0", "two", "gamma delta", 1, None))
+    with pytest.raises(
+        LabelError, match=r"question q0, document two: .* not in the document on page 1"
+    ):
+        resolve_labels(texts, bad)
