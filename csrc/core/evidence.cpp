@@ -360,6 +360,19 @@ int64_t search_pair_filter(const unsigned char* hb, const unsigned char* pb, int
   return -1;
 }
 
+// The 4 bytes at p as one integer (any byte order: it is only compared and hashed).
+inline uint32_t gram(const unsigned char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// A gram's slot in a table of 2^kBits (Knuth's multiplicative hash: the high bits).
+template <unsigned kBits>
+uint32_t gram_slot(uint32_t v) {
+  return (v * 2654435761u) >> (32 - kBits);
+}
+
 // Horspool on the 4 bytes ending the window (q-gram Horspool), for needles of up to
 // 256 bytes (quotes, hints). In text with a small alphabet every single byte occurs
 // near the end of a needle and allows only short jumps, while most 4-byte grams do not
@@ -371,12 +384,7 @@ int64_t search_qgram(const unsigned char* hb, const unsigned char* pb, int64_t m
                      int64_t from, int64_t to, Confirm& confirmed) {
   constexpr int64_t kQ = 4;
   constexpr unsigned kBits = 12;
-  const auto gram = [](const unsigned char* p) {
-    uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  const auto slot = [](uint32_t v) { return (v * 2654435761u) >> (32 - kBits); };
+  const auto slot = [](uint32_t v) { return gram_slot<kBits>(v); };
   std::array<uint8_t, std::size_t{1} << kBits> shift;
   // A gram absent from needle[0..m-2] allows m - q + 1: any match starting earlier
   // would contain the window's last gram inside the needle.
@@ -433,12 +441,7 @@ void search_each(const unsigned char* hb, int64_t n,
   constexpr int64_t kQ = 4;
   constexpr unsigned kBits = 16;
   constexpr uint16_t kCandidates = 0x100;
-  const auto gram = [](const unsigned char* p) {
-    uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  const auto slot = [](uint32_t v) { return (v * 2654435761u) >> (32 - kBits); };
+  const auto slot = [](uint32_t v) { return gram_slot<kBits>(v); };
   int64_t window = std::numeric_limits<int64_t>::max();
   for (const auto& p : needles)
     window = std::min<int64_t>(window, static_cast<int64_t>(p.size()));
