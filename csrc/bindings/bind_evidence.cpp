@@ -172,14 +172,22 @@ void register_evidence(py::module_& m) {
                   pages[i] = d.pages_of(spans[i].start, spans[i].end);
               }
             }
-            py::list out;
+            py::list out(spans.size());
+            // Neighbouring chunks mostly share their pages: one tuple serves a run of
+            // them (fewer objects to make, and fewer for the garbage collector to
+            // scan).
+            py::tuple shared;
+            const std::vector<int64_t>* shared_pages = nullptr;
             for (size_t i = 0; i < spans.size(); ++i) {
               if (spans[i].start < 0) {
-                out.append(py::none());
-              } else {
-                out.append(py::make_tuple(spans[i].start, spans[i].end,
-                                          pages_tuple(pages[i])));
+                out[i] = py::none();
+                continue;
               }
+              if (shared_pages == nullptr || *shared_pages != pages[i]) {
+                shared = pages_tuple(pages[i]);
+                shared_pages = &pages[i];
+              }
+              out[i] = py::make_tuple(spans[i].start, spans[i].end, shared);
             }
             return out;
           },
