@@ -129,8 +129,10 @@ def locate_chunks(
     """
     pieces = [i in split for i in range(len(chunks))] if split else []
     spans = _native.evidence_locate(doc._native, chunks, pieces)
-    make = LocatedChunk._make
-    return [None if s is None else make(s) for s in spans]
+    # tuple.__new__ straight from C: _make would add a Python frame per chunk, and the
+    # kernel always gives (start, end, pages).
+    new = tuple.__new__
+    return [None if s is None else new(LocatedChunk, s) for s in spans]
 
 
 _EXTRACTOR_HINT = "or, if the label was right before, the extractor's output changed"
