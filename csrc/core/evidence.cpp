@@ -118,60 +118,87 @@ __attribute__((target("avx2"))) inline __m256i latin1_spaces(__m256i x) {
 // time): whitespace becomes ' ', a whitespace code point after whitespace is dropped,
 // and each 8-byte piece is packed with one pshufb and stored whole; the write position
 // advances by what the piece kept. `out` needs 32 bytes of slack for those stores.
+// With kMark, where each '[' lands is noted too, so the page markers are found without
+// another pass over the text. The inner loop runs up to 64 blocks with no call in it
+// (notes go to a local array first), so the constants stay in registers.
+template <bool kMark>
 __attribute__((target("avx2,popcnt"))) size_t
-collapse_avx2(const uint8_t* in, size_t n, char* out, bool& prev_space,
-              std::vector<int64_t>* brackets) {
+collapse_avx2_blocks(const uint8_t* in, size_t n, char* out, bool& prev_space,
+                     std::vector<int64_t>* brackets) {
   const __m256i kOpen = _mm256_set1_epi8('[');
   const __m256i kSp = _mm256_set1_epi8(' ');
   // pshufb indexes within each 16-byte lane: the odd pieces sit 8 bytes into theirs.
   const __m256i kOdd =
       _mm256_set_epi64x(0x0808080808080808LL, 0, 0x0808080808080808LL, 0);
+  const uint64_t* const lanes = kPack.lanes.data();
+  struct Note {
+    size_t w;       // output position of the block
+    uint32_t keep;  // which of its code points were kept
+    uint32_t open;  // which of them are '['
+  };
+  std::array<Note, 64> notes;
   size_t w = 0;
   size_t i = 0;
-  uint64_t prev = prev_space ? 1u : 0u;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-    const __m256i ws = latin1_spaces(x);
-    const auto bits = static_cast<uint32_t>(_mm256_movemask_epi8(ws));
-    const __m256i y = _mm256_blendv_epi8(x, kSp, ws);
-    const uint32_t drop = bits & ((bits << 1) | static_cast<uint32_t>(prev));
-    prev = bits >> 31;
-    const uint32_t keep = ~drop;
-    if (brackets != nullptr) {
-      // Where each '[' lands (rare, so the branch is predicted): the page markers are
-      // then found without another pass over the text.
-      auto open =
-          static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, kOpen)));
-      for (; open != 0; open &= open - 1) {
-        const auto bit = static_cast<unsigned>(__builtin_ctz(open));
-        const uint32_t before = keep & ((1u << bit) - 1u);
-        brackets->push_back(static_cast<int64_t>(w) + __builtin_popcount(before));
+  uint32_t prev = prev_space ? 1u : 0u;
+  while (i + 32 <= n) {
+    const size_t end = i + std::min<size_t>((n - i) / 32, notes.size()) * 32;
+    size_t noted = 0;
+    for (; i < end; i += 32) {
+      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+      const __m256i ws = latin1_spaces(x);
+      const auto bits = static_cast<uint32_t>(_mm256_movemask_epi8(ws));
+      const __m256i y = _mm256_blendv_epi8(x, kSp, ws);
+      const uint32_t keep = ~(bits & ((bits << 1) | prev));
+      prev = bits >> 31;
+      if constexpr (kMark) {
+        const auto open =
+            static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, kOpen)));
+        notes[noted] = {w, keep, open};  // written always, kept only with a '['
+        noted += open != 0 ? 1 : 0;
+      }
+      const unsigned k0 = keep & 0xFFu;
+      const unsigned k1 = (keep >> 8) & 0xFFu;
+      const unsigned k2 = (keep >> 16) & 0xFFu;
+      const unsigned k3 = keep >> 24;
+      const __m256i shuffle = _mm256_add_epi8(
+          _mm256_set_epi64x(
+              static_cast<long long>(lanes[k3]), static_cast<long long>(lanes[k2]),
+              static_cast<long long>(lanes[k1]), static_cast<long long>(lanes[k0])),
+          kOdd);
+      const __m256i z = _mm256_shuffle_epi8(y, shuffle);
+      const __m128i lo = _mm256_castsi256_si128(z);
+      const __m128i hi = _mm256_extracti128_si256(z, 1);
+      const size_t w1 = w + static_cast<size_t>(__builtin_popcount(k0));
+      const size_t w2 = w1 + static_cast<size_t>(__builtin_popcount(k1));
+      const size_t w3 = w2 + static_cast<size_t>(__builtin_popcount(k2));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), lo);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w1),
+                       _mm_unpackhi_epi64(lo, lo));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w2), hi);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w3),
+                       _mm_unpackhi_epi64(hi, hi));
+      w = w3 + static_cast<size_t>(__builtin_popcount(k3));
+    }
+    if constexpr (kMark) {
+      for (size_t k = 0; k < noted; ++k) {
+        for (uint32_t open = notes[k].open; open != 0; open &= open - 1) {
+          const auto bit = static_cast<unsigned>(__builtin_ctz(open));
+          const uint32_t before = notes[k].keep & ((1u << bit) - 1u);
+          brackets->push_back(static_cast<int64_t>(notes[k].w) +
+                              __builtin_popcount(before));
+        }
       }
     }
-    const unsigned k0 = keep & 0xFFu;
-    const unsigned k1 = (keep >> 8) & 0xFFu;
-    const unsigned k2 = (keep >> 16) & 0xFFu;
-    const unsigned k3 = keep >> 24;
-    const __m256i shuffle =
-        _mm256_add_epi8(_mm256_set_epi64x(static_cast<long long>(kPack.lanes[k3]),
-                                          static_cast<long long>(kPack.lanes[k2]),
-                                          static_cast<long long>(kPack.lanes[k1]),
-                                          static_cast<long long>(kPack.lanes[k0])),
-                        kOdd);
-    const __m256i z = _mm256_shuffle_epi8(y, shuffle);
-    const __m128i lo = _mm256_castsi256_si128(z);
-    const __m128i hi = _mm256_extracti128_si256(z, 1);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), lo);
-    w += static_cast<size_t>(__builtin_popcount(k0));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), _mm_unpackhi_epi64(lo, lo));
-    w += static_cast<size_t>(__builtin_popcount(k1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), hi);
-    w += static_cast<size_t>(__builtin_popcount(k2));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + w), _mm_unpackhi_epi64(hi, hi));
-    w += static_cast<size_t>(__builtin_popcount(k3));
   }
   prev_space = prev != 0;
   return w + collapse_latin1_scalar(in + i, n - i, out + w, prev_space, brackets, w);
+}
+
+size_t collapse_avx2(const uint8_t* in, size_t n, char* out, bool& prev_space,
+                     std::vector<int64_t>* brackets) {
+  return brackets != nullptr
+             ? collapse_avx2_blocks<true>(in, n, out, prev_space, brackets)
+             : collapse_avx2_blocks<false>(in, n, out, prev_space, nullptr);
 }
 
 // is_collapsed's block test: true when 32 code points hold no whitespace but ' ' and no
