@@ -81,7 +81,7 @@ inline uint64_t hash_span(const char* p, std::size_t len, std::size_t avail) noe
   for (; len - i > 8; i += 8) h = step(h ^ load_le(p + i, 8));
   const std::size_t rest = len - i;  // 1..8
   const uint64_t mask = ~uint64_t{0} >> (64 - 8 * rest);
-  return fmix64(step(h ^ (load_le(p + i, avail - i) & mask)));
+  return fmix64(h ^ (load_le(p + i, avail - i) & mask));
 }
 
 inline unsigned ctz64(uint64_t x) noexcept {
@@ -466,8 +466,6 @@ void WordIndex::finalize() {
   const unsigned sub_bits = bucket_bits_ - 8;
   const std::size_t subs = std::size_t{1} << sub_bits;
   offsets_.assign((std::size_t{1} << bucket_bits_) + 1, 0);
-  post_.resize_uninit(n);
-  uint64_t* post = post_.data();
   // Each slice (its top 8 bits) is a few hundred KiB at most for typical trees, so a
   // stable counting sort by the next bits stays in cache; slices are laid out in order.
   // `decode` walks a slice in add order, calling f(stored bits, line).
@@ -485,14 +483,14 @@ void WordIndex::finalize() {
       }
     }
   };
-  const unsigned sub_shift =
-      64 - sub_bits;  // stored bits hold hash bits 8..56 at 16..64
+  // A stored word holds hash bits 8..56 at bits 16..64; the sub-bucket is its top bits.
+  const unsigned sub_shift = 64 - sub_bits;
   auto sub_of = [&](uint64_t w) -> std::size_t {
     return sub_bits == 0 ? 0 : static_cast<std::size_t>(w >> sub_shift);
   };
-  // Per slice: one decode from memory into a scratch copy (counting as it goes), then a
-  // scatter within cache, then one sequential copy out; a scatter straight into the
-  // postings waited on a fresh cache line per store.
+  // Per slice: one decode from memory into a scratch copy (counting as it goes), a
+  // scatter within cache, and a sequential copy back; a scatter straight into fresh
+  // postings memory waited on a cache line per store.
   std::vector<uint32_t> cur(subs);
   std::vector<uint64_t> scratch_w, sorted;
   std::vector<uint32_t> scratch_line;
@@ -524,13 +522,18 @@ void WordIndex::finalize() {
       const uint64_t w = scratch_w[j];
       sorted[cur[sub_of(w)]++] = ((w >> 16) << 32) | scratch_line[j];
     }
-    if (count > 0) std::memcpy(post + base, sorted.data(), count * sizeof(uint64_t));
+    // The slice's own blocks (just read, so still in cache) take the postings back:
+    // they hold at least one word per occurrence, and no fresh memory is touched.
+    slice_base_[t] = static_cast<uint32_t>(base);
+    auto& blocks = slice_blocks_[t];
+    for (std::size_t j = 0; j < count; j += kBlockWords) {
+      const std::size_t m = std::min(kBlockWords, count - j);
+      std::memcpy(blocks[j / kBlockWords].words, sorted.data() + j,
+                  m * sizeof(uint64_t));
+    }
     base += count;
   }
   offsets_.back() = static_cast<uint32_t>(n);
-  // The slices are spent; give their memory back.
-  std::vector<PodArray<uint64_t>>().swap(slabs_);
-  for (auto& blocks : slice_blocks_) std::vector<Block>().swap(blocks);
   slices_ = {};
   finalized_ = true;
 }
@@ -542,14 +545,23 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
   const uint64_t h = hash_word(word);
   const std::size_t bucket = h >> (64 - bucket_bits_);
   const uint64_t tag = ((h >> 8) & 0xffffffffULL) << 32;  // hash bits 8..40
-  const uint64_t* post = post_.data();
+  const std::size_t slice = bucket >> (bucket_bits_ - 8);
+  const auto& blocks = slice_blocks_[slice];
+  const std::size_t base = slice_base_[slice];
   std::size_t file = 0;
-  for (uint32_t k = offsets_[bucket]; k < offsets_[bucket + 1]; ++k) {
-    if ((post[k] & 0xffffffff00000000ULL) != tag) continue;
-    const auto g = static_cast<uint32_t>(post[k]);
-    // Postings ascend by global line, so the file cursor only moves forward.
-    while (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g)
-      ++file;
+  for (std::size_t k = offsets_[bucket] - base; k < offsets_[bucket + 1] - base; ++k) {
+    const uint64_t post = blocks[k / kBlockWords].words[k % kBlockWords];
+    if ((post & 0xffffffff00000000ULL) != tag) continue;
+    const auto g = static_cast<uint32_t>(post);
+    // Postings ascend by global line, so the file cursor only moves forward; a jump
+    // past the next file is a binary search, so a rare word in a big tree stays cheap.
+    if (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g) {
+      file =
+          static_cast<std::size_t>(std::upper_bound(file_first_line_.begin() + file + 1,
+                                                    file_first_line_.end(), g) -
+                                   file_first_line_.begin()) -
+          1;
+    }
     const uint32_t line = g - file_first_line_[file] + 1;
     if (!out.empty() && out.back().file == file && out.back().line == line) {
       ++out.back().count;

@@ -165,8 +165,10 @@ class WordIndex {
   std::vector<PodArray<uint64_t>> slabs_;
   std::size_t slab_blocks_used_ = 0;
   std::size_t slab_blocks_cap_ = 0;
-  // After finalize(): (hash & 0xffffffff) << 32 | line, grouped by bucket.
-  PodArray<uint64_t> post_;
+  // After finalize() each slice's blocks hold its postings instead, grouped by bucket:
+  // hash bits 8..40 << 32 | global line. offsets_ counts across slices, so slice t's
+  // k-th posting is offsets_-position slice_base_[t] + k.
+  std::array<uint32_t, 256> slice_base_{};
   std::vector<uint32_t> offsets_;
   unsigned bucket_bits_ = 0;
   bool finalized_ = false;
