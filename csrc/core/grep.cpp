@@ -421,6 +421,9 @@ FileKind WordIndex::add_path(const std::string& path) {
         }
         if (got == 0) break;
         len += static_cast<std::size_t>(got);
+        // Exactly the size fstat gave, one byte short of the request: a local file is
+        // at its end, and the read that would return 0 is one syscall per file saved.
+        if (len == static_cast<std::size_t>(st.st_size) && len < buf_cap_) break;
         want = 65536;
       }
     }
@@ -457,6 +460,8 @@ FileKind WordIndex::add_path(const std::string& path) {
 
 void WordIndex::finalize() {
   if (finalized_) return;
+  buf_.reset();  // add_path's read buffer, as large as the largest file
+  buf_cap_ = 0;
   const std::size_t n = n_occ_;
   // About 64 occurrences per bucket: a lookup's scan of one bucket stays short.
   bucket_bits_ = 8;
