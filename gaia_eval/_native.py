@@ -361,7 +361,7 @@ class GrepIndex:
         self._index = _core.GrepIndex(contents)
 
     @classmethod
-    def from_paths(cls, paths: Sequence[str | os.PathLike[str]]) -> GrepIndex:
+    def from_paths(cls, paths: Sequence[str | bytes | os.PathLike[str]]) -> GrepIndex:
         """Read and index each path in C++ (one reused buffer, GIL released).
 
         Equals `GrepIndex([Path(p).read_bytes() for p in paths])` where every read
@@ -371,16 +371,19 @@ class GrepIndex:
         """
         given: object = paths
         if isinstance(given, (str, bytes)) or not isinstance(given, Sequence):
-            msg = f"paths must be a sequence of str or os.PathLike, not {type(given).__name__}"
+            msg = f"paths must be a list of str, bytes or os.PathLike, not {type(given).__name__}"
             raise TypeError(msg)
-        encoded: list[bytes] = []
+        items: list[str | bytes] = []
         for i, p in enumerate(given):
-            if not isinstance(p, (str, os.PathLike)):
-                msg = f"paths[{i}] must be str or os.PathLike, not {type(p).__name__}"
+            if type(p) is str:  # the common case, passed on as is (cheaper than fspath)
+                items.append(p)
+            elif isinstance(p, (str, bytes, os.PathLike)):
+                items.append(os.fspath(p))
+            else:
+                msg = f"paths[{i}] must be str, bytes or os.PathLike, not {type(p).__name__}"
                 raise TypeError(msg)
-            encoded.append(os.fsencode(p))
         index = cls.__new__(cls)
-        index._index = _core.GrepIndex.from_paths(encoded)
+        index._index = _core.GrepIndex.from_paths(items)
         return index
 
     @property

@@ -52,8 +52,16 @@ std::unique_ptr<GrepIndex> build_from_paths(const py::list& paths) {
   owned.reserve(paths.size());
   for (std::size_t i = 0; i < paths.size(); ++i) {
     py::handle item = paths[i];
-    if (!PyBytes_Check(item.ptr())) {
-      throw py::type_error("paths[" + std::to_string(i) + "] must be bytes, not " +
+    py::object encoded;
+    if (PyUnicode_Check(item.ptr())) {
+      // As os.fsencode does: the filesystem encoding with surrogateescape.
+      PyObject* raw = PyUnicode_EncodeFSDefault(item.ptr());
+      if (raw == nullptr) throw py::error_already_set();
+      encoded = py::reinterpret_steal<py::object>(raw);
+      item = encoded;
+    } else if (!PyBytes_Check(item.ptr())) {
+      throw py::type_error("paths[" + std::to_string(i) +
+                           "] must be str or bytes, not " +
                            std::string(py::str(py::type::of(item).attr("__name__"))));
     }
     char* data = nullptr;
@@ -124,7 +132,7 @@ void register_grep(py::module_& m) {
            "8000 "
            "bytes) are recorded as skipped.")
       .def_static("from_paths", &build_from_paths, py::arg("paths"),
-                  "Build by reading each path (bytes, as os.fsencode gives); a path "
+                  "Build by reading each path (str or bytes); a path "
                   "that cannot be read as a regular file is recorded as unreadable.")
       .def_property_readonly(
           "num_files", [](const GrepIndex& self) { return self.index.num_files(); })

@@ -9,6 +9,7 @@ files are dropped, and files the issue names by path get a bonus.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -381,7 +382,8 @@ class LexicalBaseline:
         """
         base = cls.__new__(cls)
         base.paths = sorted(set(rels))
-        base.index = GrepIndex.from_paths([root / p for p in base.paths])
+        top = os.fspath(root)
+        base.index = GrepIndex.from_paths([os.path.join(top, p) for p in base.paths])
         return base
 
     def search(

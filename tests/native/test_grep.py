@@ -174,7 +174,7 @@ def test_from_paths_skips_what_it_cannot_read(tmp_path: Path) -> None:
     unreadable = tmp_path / "locked.py"
     unreadable.write_bytes(b"alpha\n")
     unreadable.chmod(0)
-    paths: list[str | os.PathLike[str]] = [
+    paths: list[str | bytes | os.PathLike[str]] = [
         tmp_path / "ok.py",
         str(tmp_path / "empty.py"),
         tmp_path / "missing.py",
@@ -184,16 +184,17 @@ def test_from_paths_skips_what_it_cannot_read(tmp_path: Path) -> None:
         tmp_path / "late_nul.py",
         "/dev/null",
         unreadable,
+        os.fsencode(tmp_path / "ok.py"),
     ]
     index = GrepIndex.from_paths(paths)
     root_reads = os.access(unreadable, os.R_OK)  # root ignores the mode bits
     u, b = GrepIndex.UNREADABLE, GrepIndex.BINARY
-    assert index.kinds().tolist() == [0, 0, u, b, u, u, 0, u, 0 if root_reads else u]
+    assert index.kinds().tolist() == [0, 0, u, b, u, u, 0, u, 0 if root_reads else u, 0]
     got = _hits(index, ["alpha", "beta"])
     want = [(0, 0, 1, 1), (0, 0, 2, 1), (0, 6, 2, 1)]
     if root_reads:
         want.append((0, 8, 1, 1))
-    assert got == [*want, (1, 0, 1, 1)]
+    assert got == [*want, (0, 9, 1, 1), (0, 9, 2, 1), (1, 0, 1, 1), (1, 9, 1, 1)]
 
 
 def test_from_paths_bad_input_raises_instead_of_crashing(tmp_path: Path) -> None:
@@ -205,6 +206,8 @@ def test_from_paths_bad_input_raises_instead_of_crashing(tmp_path: Path) -> None
         GrepIndex.from_paths(["a\0b"])
     with pytest.raises(ValueError, match=r"paths\[0\]"):
         GrepIndex.from_paths([""])
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no file name bytes
+        GrepIndex.from_paths(["\ud800.py"])
     assert GrepIndex.from_paths([]).num_files == 0
     assert _hits(GrepIndex.from_paths([]), ["a"]) == []
 
