@@ -176,16 +176,32 @@ GAIA_GREP_INLINE uint64_t scan(const char* p, std::size_t n, uint64_t line,
     classify64(b, &w, &nl);
     const uint64_t prev = (w << 1) | carry;
     carry = w >> 63;
-    // Starts and ends alternate, so one sweep over both pairs them.
-    for (uint64_t ev = (w & ~prev) | (~w & prev); ev != 0; ev &= ev - 1) {
-      const unsigned i = ctz64(ev);
-      if (!in_word) {
-        start = off + i;
-        start_line = line + popcount64(nl & ((uint64_t{1} << i) - 1));
-      } else {
-        emit(hash_span(p + start, off + i - start, n - start), start_line);
+    uint64_t starts = w & ~prev;
+    uint64_t ends = ~w & prev;
+    // Starts and ends alternate: pair them, one iteration per word. A word left open by
+    // the previous block owns this block's first end.
+    if (in_word) {
+      if (ends == 0) {
+        line += popcount64(nl);
+        continue;
       }
-      in_word = !in_word;
+      emit(hash_span(p + start, off + ctz64(ends) - start, n - start), start_line);
+      ends &= ends - 1;
+      in_word = false;
+    }
+    while (starts != 0) {
+      const unsigned i = ctz64(starts);
+      starts &= starts - 1;
+      const uint64_t at_line = line + popcount64(nl & ((uint64_t{1} << i) - 1));
+      if (ends == 0) {  // runs past this block
+        start = off + i;
+        start_line = at_line;
+        in_word = true;
+        break;
+      }
+      const unsigned j = ctz64(ends);
+      ends &= ends - 1;
+      emit(hash_span(p + off + i, j - i, n - off - i), at_line);
     }
     line += popcount64(nl);
   }
@@ -201,7 +217,6 @@ GAIA_GREP_INLINE uint64_t scan(const char* p, std::size_t n, uint64_t line,
 struct SliceSink {
   WordIndex* index;
   std::array<WordIndex::Slice, 256>* slices;
-  std::size_t words = 0;
   GAIA_GREP_INLINE void operator()(uint64_t h, uint64_t line) {
     const std::size_t t = h >> 56;
     WordIndex::Slice& s = (*slices)[t];
@@ -226,7 +241,6 @@ struct SliceSink {
       s.left -= 2;
     }
     ++s.count;
-    ++words;
   }
 };
 
@@ -379,14 +393,10 @@ bool WordIndex::add_file(std::string_view data) {
   start_file(FileKind::kText);
   SliceSink sink{this, &slices_};
   const uint64_t end = scan_words(data.data(), data.size(), next_line_, sink);
-  n_occ_ += sink.words;
   // Checked once per file: inside one, line ids stay below 2^32 + its size, and the
   // slices hold any number of words; only finalize's 32-bit offsets need the bound.
   if (end + 1 >= std::numeric_limits<uint32_t>::max()) {
     throw std::length_error("WordIndex: more than 4 billion lines");
-  }
-  if (n_occ_ >= std::numeric_limits<uint32_t>::max()) {
-    throw std::length_error("WordIndex: more than 4 billion words");
   }
   next_line_ = static_cast<uint32_t>(end + 1);
   return true;
@@ -462,7 +472,13 @@ void WordIndex::finalize() {
   if (finalized_) return;
   buf_.reset();  // add_path's read buffer, as large as the largest file
   buf_cap_ = 0;
-  const std::size_t n = n_occ_;
+  std::size_t n = 0;
+  for (const Slice& sl : slices_) n += sl.count;
+  // The offsets are 32-bit; the slices themselves hold any number of words.
+  if (n >= std::numeric_limits<uint32_t>::max()) {
+    throw std::length_error("WordIndex: more than 4 billion words");
+  }
+  n_occ_ = n;
   // About 64 occurrences per bucket: a lookup's scan of one bucket stays short.
   bucket_bits_ = 8;
   while (bucket_bits_ < 24 && (std::size_t{1} << (bucket_bits_ + 6)) < n) {
