@@ -494,7 +494,17 @@ void WordIndex::finalize() {
     auto& blocks = slice_blocks_[t];
     if (!blocks.empty()) blocks.back().used = kBlockWords - slices_[t].left;
     uint64_t line = 0;
-    for (const Block& b : blocks) {
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+      const Block& b = blocks[bi];
+#if defined(__GNUC__) || defined(__clang__)
+      // Blocks were written long ago, one here and one there: ask for the next whole
+      // block while this one is decoded (the prefetcher stops at page boundaries).
+      if (bi + 1 < blocks.size()) {
+        for (std::size_t k = 0; k < kBlockWords; k += 8) {
+          __builtin_prefetch(blocks[bi + 1].words + k);
+        }
+      }
+#endif
       const uint64_t* q = b.words;
       for (std::size_t k = 0; k < b.used; ++k) {
         const uint64_t w = q[k];
