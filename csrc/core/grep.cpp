@@ -473,99 +473,12 @@ void WordIndex::finalize() {
   buf_.reset();  // add_path's read buffer, as large as the largest file
   buf_cap_ = 0;
   std::size_t n = 0;
-  for (const Slice& sl : slices_) n += sl.count;
-  // The offsets are 32-bit; the slices themselves hold any number of words.
-  if (n >= std::numeric_limits<uint32_t>::max()) {
-    throw std::length_error("WordIndex: more than 4 billion words");
-  }
-  n_occ_ = n;
-  // About 64 occurrences per bucket: a lookup's scan of one bucket stays short.
-  bucket_bits_ = 8;
-  while (bucket_bits_ < 24 && (std::size_t{1} << (bucket_bits_ + 6)) < n) {
-    ++bucket_bits_;
-  }
-  const unsigned sub_bits = bucket_bits_ - 8;
-  const std::size_t subs = std::size_t{1} << sub_bits;
-  offsets_.assign((std::size_t{1} << bucket_bits_) + 1, 0);
-  // Each slice (its top 8 bits) is a few hundred KiB at most for typical trees, so a
-  // stable counting sort by the next bits stays in cache; slices are laid out in order.
-  // `decode` walks a slice in add order, calling f(stored bits, line).
-  auto decode = [this](std::size_t t, auto&& f) {
+  for (std::size_t t = 0; t < 256; ++t) {
+    n += slices_[t].count;
     auto& blocks = slice_blocks_[t];
     if (!blocks.empty()) blocks.back().used = kBlockWords - slices_[t].left;
-    uint64_t line = 0;
-    for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-      const Block& b = blocks[bi];
-#if defined(__GNUC__) || defined(__clang__)
-      // Blocks were written long ago, one here and one there: ask for the next whole
-      // block while this one is decoded (the prefetcher stops at page boundaries).
-      if (bi + 1 < blocks.size()) {
-        for (std::size_t k = 0; k < kBlockWords; k += 8) {
-          __builtin_prefetch(blocks[bi + 1].words + k);
-        }
-      }
-#endif
-      const uint64_t* q = b.words;
-      for (std::size_t k = 0; k < b.used; ++k) {
-        const uint64_t w = q[k];
-        const uint64_t d = w & 0xffff;
-        line = d == 0xffff ? q[++k] : line + d;
-        f(w, line);
-      }
-    }
-  };
-  // A stored word holds hash bits 8..56 at bits 16..64; the sub-bucket is its top bits.
-  const unsigned sub_shift = 64 - sub_bits;
-  auto sub_of = [&](uint64_t w) -> std::size_t {
-    return sub_bits == 0 ? 0 : static_cast<std::size_t>(w >> sub_shift);
-  };
-  // Per slice: one decode from memory into a scratch copy (counting as it goes), a
-  // scatter within cache, and a sequential copy back; a scatter straight into fresh
-  // postings memory waited on a cache line per store.
-  std::vector<uint32_t> cur(subs);
-  std::vector<uint64_t> scratch_w, sorted;
-  std::vector<uint32_t> scratch_line;
-  std::size_t base = 0;
-  for (std::size_t t = 0; t < 256; ++t) {
-    std::fill(cur.begin(), cur.end(), 0);
-    const std::size_t count = slices_[t].count;
-    if (scratch_w.size() < count) {
-      scratch_w.resize(count);
-      scratch_line.resize(count);
-      sorted.resize(count);
-    }
-    std::size_t k = 0;
-    decode(t, [&](uint64_t w, uint64_t line) {
-      ++cur[sub_of(w)];
-      scratch_w[k] = w;
-      scratch_line[k] = static_cast<uint32_t>(line);
-      ++k;
-    });
-    uint32_t* off = offsets_.data() + (t << sub_bits);
-    uint32_t pos = 0;
-    for (std::size_t s = 0; s < subs; ++s) {
-      off[s] = static_cast<uint32_t>(base + pos);
-      const uint32_t c = cur[s];
-      cur[s] = pos;
-      pos += c;
-    }
-    for (std::size_t j = 0; j < count; ++j) {
-      const uint64_t w = scratch_w[j];
-      sorted[cur[sub_of(w)]++] = ((w >> 16) << 32) | scratch_line[j];
-    }
-    // The slice's own blocks (just read, so still in cache) take the postings back:
-    // they hold at least one word per occurrence, and no fresh memory is touched.
-    slice_base_[t] = static_cast<uint32_t>(base);
-    auto& blocks = slice_blocks_[t];
-    for (std::size_t j = 0; j < count; j += kBlockWords) {
-      const std::size_t m = std::min(kBlockWords, count - j);
-      std::memcpy(blocks[j / kBlockWords].words, sorted.data() + j,
-                  m * sizeof(uint64_t));
-    }
-    base += count;
   }
-  offsets_.back() = static_cast<uint32_t>(n);
-  slices_ = {};
+  n_occ_ = n;
   finalized_ = true;
 }
 
@@ -574,18 +487,16 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
   std::vector<Hit> out;
   if (!is_word(word)) return out;
   const uint64_t h = hash_word(word);
-  const std::size_t bucket = h >> (64 - bucket_bits_);
-  const uint64_t tag = ((h >> 8) & 0xffffffffULL) << 32;  // hash bits 8..40
-  const std::size_t slice = bucket >> (bucket_bits_ - 8);
-  const auto& blocks = slice_blocks_[slice];
-  const std::size_t base = slice_base_[slice];
+  constexpr uint64_t kKeyMask = ~uint64_t{0xffff};
+  const uint64_t key = (h << 8) & kKeyMask;  // as SliceSink stores it
   std::size_t file = 0;
-  for (std::size_t k = offsets_[bucket] - base; k < offsets_[bucket + 1] - base; ++k) {
-    const uint64_t post = blocks[k / kBlockWords].words[k % kBlockWords];
-    if ((post & 0xffffffff00000000ULL) != tag) continue;
-    const auto g = static_cast<uint32_t>(post);
-    // Postings ascend by global line, so the file cursor only moves forward; a jump
-    // past the next file is a binary search, so a rare word in a big tree stays cheap.
+  uint64_t line = 0;
+  bool escaped = false;  // the previous word was 0xffff: this one is an absolute line
+  bool match = false;
+  auto hit = [&](uint64_t global) {
+    const auto g = static_cast<uint32_t>(global);
+    // Lines ascend within a slice, so the file cursor only moves forward; a jump past
+    // the next file is a binary search, so a rare word in a big tree stays cheap.
     if (file + 1 < file_first_line_.size() && file_first_line_[file + 1] <= g) {
       file =
           static_cast<std::size_t>(std::upper_bound(file_first_line_.begin() + file + 1,
@@ -593,11 +504,31 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
                                    file_first_line_.begin()) -
           1;
     }
-    const uint32_t line = g - file_first_line_[file] + 1;
-    if (!out.empty() && out.back().file == file && out.back().line == line) {
+    const uint32_t ln = g - file_first_line_[file] + 1;
+    if (!out.empty() && out.back().file == file && out.back().line == ln) {
       ++out.back().count;
     } else {
-      out.push_back(Hit{static_cast<uint32_t>(file), line, 1});
+      out.push_back(Hit{static_cast<uint32_t>(file), ln, 1});
+    }
+  };
+  for (const Block& b : slice_blocks_[h >> 56]) {
+    const uint64_t* q = b.words;
+    for (std::size_t k = 0; k < b.used; ++k) {
+      const uint64_t w = q[k];
+      if (escaped) {
+        line = w;
+        escaped = false;
+        if (match) hit(line);
+        continue;
+      }
+      match = (w & kKeyMask) == key;
+      const uint64_t d = w & 0xffff;
+      if (d == 0xffff) {
+        escaped = true;
+        continue;
+      }
+      line += d;
+      if (match) hit(line);
     }
   }
   return out;

@@ -6,22 +6,20 @@
 // (bytes >= 0x80 are not word characters). Matching is case-sensitive and fixed-string.
 //
 // Building never interns words (a dictionary lookup per token is what made building
-// slow): each occurrence is recorded as (hash, line) and bucketed by the hash's top B
-// bits (B = 8..24, about 64 occurrences a bucket) with a two-pass radix sort. Pass one
-// runs while tokenizing: each occurrence is appended to one of 256 slices by the top 8
-// bits, as one 8-byte word (48 more hash bits and a 16-bit line delta). Pass two sorts
-// each slice (a few hundred KiB) by the next bits in cache. One scatter over 2^16
-// buckets instead missed the cache on every write, and 12-byte records cost page
-// faults.
+// slow): each occurrence is appended, in file and line order, to one of 256 slices
+// chosen by its hash's top 8 bits, as one 8-byte word: the hash's next 48 bits over a
+// 16-bit line delta from the slice's previous occurrence (lines only grow; 0xffff says
+// the absolute line follows in the next word). A lookup decodes its word's slice, 1/256
+// of the occurrences, keeping the entries whose 48 bits match. Sorting each slice into
+// hash buckets as well made lookups ten times cheaper (3 us a word instead of 30 on
+// CPython's standard library) but cost a quarter of the build, which has to stay
+// within twice a ripgrep pass; a query of 40 words still takes about a millisecond.
 //
-// Collisions: a posting keeps hash bits 8..40 as a 32-bit tag next to its 32-bit line,
-// so a word is identified by B + 32 hash bits. A query word is confused with another
-// word of the tree only if both match: for d distinct words in n >= d occurrences that
-// chance is d / 2^(B+32) <= 64 / 2^32 = 1.5e-8 per query word while B grows with n
-// (6e-8 at the 2^24-bucket cap, 4 billion occurrences); CPython's standard library,
-// 120k distinct words in 3.4M occurrences (B = 16), gives 4e-10. Verifying each
-// candidate against the text instead cost a cache miss per hit, 100x slower on common
-// words.
+// Collisions: a word is identified by 56 hash bits (8 choose the slice, 48 are stored).
+// A query word is confused with another word of the tree only if both match: for d
+// distinct words that chance is d / 2^56 per query word, 2e-12 for CPython's standard
+// library (120k distinct words) and 1.4e-8 even at 10^9 distinct words. Verifying each
+// candidate against the text instead cost a cache miss per hit.
 //
 // The word hash reads whole 8-byte chunks (the last one masked to the word's length),
 // mixes each with a multiply-xorshift and finishes with murmur3's fmix64; words of up
@@ -61,7 +59,7 @@ struct Hit {
 };
 
 // A growable array of plain values that is never zero-filled and whose large blocks
-// ask the kernel for huge pages: building writes 16 bytes per word once, and 4 KiB
+// ask the kernel for huge pages: building writes 8 bytes per word once, and 4 KiB
 // page faults on those fresh pages cost as much as the tokenizer itself.
 template <class T>
 class PodArray {
@@ -120,7 +118,7 @@ class WordIndex {
   // Reads `path` (a regular file, read to EOF) into a reused buffer and adds it; a path
   // that cannot be opened or read, or is not a regular file, is added as unreadable.
   FileKind add_path(const std::string& path);
-  // Buckets the occurrences (radix sort). Call once after the last add_file.
+  // Seals the slices. Call once after the last add_file.
   void finalize();
 
   std::size_t num_files() const noexcept { return kind_.size(); }
@@ -143,10 +141,8 @@ class WordIndex {
   std::vector<uint32_t> file_first_line_;
   uint32_t next_line_ = 0;
   std::size_t n_occ_ = 0;
-  // Occurrences in add order, already split by the hash's top 8 bits (the radix sort's
-  // first pass, done while tokenizing). Each slice is a chain of blocks of 8-byte
-  // words: the hash's next 48 bits over 16 bits of line delta from the slice's previous
-  // word (lines only grow), 0xffff meaning "the absolute line is in the next word".
+  // Occurrences in add order, split by the hash's top 8 bits into slices, each a chain
+  // of blocks of 8-byte words (see the top of this file).
   static constexpr std::size_t kBlockWords = 1024;
   static constexpr std::size_t kSlabBlocks = (std::size_t{8} << 20) / (kBlockWords * 8);
   struct Slice {
@@ -165,12 +161,6 @@ class WordIndex {
   std::vector<PodArray<uint64_t>> slabs_;
   std::size_t slab_blocks_used_ = 0;
   std::size_t slab_blocks_cap_ = 0;
-  // After finalize() each slice's blocks hold its postings instead, grouped by bucket:
-  // hash bits 8..40 << 32 | global line. offsets_ counts across slices, so slice t's
-  // k-th posting is offsets_-position slice_base_[t] + k.
-  std::array<uint32_t, 256> slice_base_{};
-  std::vector<uint32_t> offsets_;
-  unsigned bucket_bits_ = 0;
   bool finalized_ = false;
   std::unique_ptr<char[]> buf_;  // add_path's reused read buffer
   std::size_t buf_cap_ = 0;
