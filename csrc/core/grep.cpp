@@ -511,9 +511,22 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
       out.push_back(Hit{static_cast<uint32_t>(file), ln, 1});
     }
   };
+  auto plain = [&](uint64_t w) {  // neither this word's key nor an escape
+    return static_cast<unsigned>((w & kKeyMask) != key) &
+           static_cast<unsigned>((w & 0xffff) != 0xffff);
+  };
   for (const Block& b : slice_blocks_[h >> 56]) {
     const uint64_t* q = b.words;
     for (std::size_t k = 0; k < b.used; ++k) {
+      // Almost every word is someone else's with a small delta: four at a time, only
+      // their deltas added, without a branch per word.
+      while (!escaped && k + 4 <= b.used) {
+        const uint64_t w0 = q[k], w1 = q[k + 1], w2 = q[k + 2], w3 = q[k + 3];
+        if ((plain(w0) & plain(w1) & plain(w2) & plain(w3)) == 0) break;
+        line += (w0 & 0xffff) + (w1 & 0xffff) + (w2 & 0xffff) + (w3 & 0xffff);
+        k += 4;
+      }
+      if (k >= b.used) break;
       const uint64_t w = q[k];
       if (escaped) {
         line = w;
