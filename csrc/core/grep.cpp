@@ -216,20 +216,20 @@ GAIA_GREP_INLINE uint64_t scan(const char* p, std::size_t n, uint64_t line,
 // in its place cost 7% of building), picked once at run time.
 struct SliceSink {
   WordIndex* index;
-  std::array<WordIndex::Slice, 256>* slices;
+  std::array<WordIndex::Slice, WordIndex::kSlices>* slices;
   GAIA_GREP_INLINE void operator()(uint64_t h, uint64_t line) {
-    const std::size_t t = h >> 56;
+    const std::size_t t = h >> (64 - WordIndex::kSliceBits);
     WordIndex::Slice& s = (*slices)[t];
     if (s.left < 2) index->new_block(t);  // room for an escaped line
     uint64_t* q = s.cur;
 #if defined(__GNUC__) || defined(__clang__)
-    // 256 interleaved write streams are more than the hardware prefetcher follows; ask
+    // 1024 interleaved write streams are more than the hardware prefetcher follows; ask
     // for this slice's line 256 bytes ahead so the store does not wait on memory.
     __builtin_prefetch(q + 32, 1);
 #endif
     const uint64_t delta = line - s.last_line;
     s.last_line = line;
-    const uint64_t bits = (h << 8) & ~uint64_t{0xffff};
+    const uint64_t bits = (h << WordIndex::kSliceBits) & ~uint64_t{0xffff};
     if (delta < 0xffff) {
       q[0] = bits | delta;
       s.cur = q + 1;
@@ -473,7 +473,7 @@ void WordIndex::finalize() {
   buf_.reset();  // add_path's read buffer, as large as the largest file
   buf_cap_ = 0;
   std::size_t n = 0;
-  for (std::size_t t = 0; t < 256; ++t) {
+  for (std::size_t t = 0; t < kSlices; ++t) {
     n += slices_[t].count;
     auto& blocks = slice_blocks_[t];
     if (!blocks.empty()) blocks.back().used = kBlockWords - slices_[t].left;
@@ -488,7 +488,7 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
   if (!is_word(word)) return out;
   const uint64_t h = hash_word(word);
   constexpr uint64_t kKeyMask = ~uint64_t{0xffff};
-  const uint64_t key = (h << 8) & kKeyMask;  // as SliceSink stores it
+  const uint64_t key = (h << kSliceBits) & kKeyMask;  // as SliceSink stores it
   std::size_t file = 0;
   uint64_t line = 0;
   bool escaped = false;  // the previous word was 0xffff: this one is an absolute line
@@ -515,7 +515,7 @@ std::vector<Hit> WordIndex::lookup(std::string_view word) const {
     return static_cast<unsigned>((w & kKeyMask) != key) &
            static_cast<unsigned>((w & 0xffff) != 0xffff);
   };
-  for (const Block& b : slice_blocks_[h >> 56]) {
+  for (const Block& b : slice_blocks_[h >> (64 - kSliceBits)]) {
     const uint64_t* q = b.words;
     for (std::size_t k = 0; k < b.used; ++k) {
       // Almost every word is someone else's with a small delta: four at a time, only

@@ -6,20 +6,21 @@
 // (bytes >= 0x80 are not word characters). Matching is case-sensitive and fixed-string.
 //
 // Building never interns words (a dictionary lookup per token is what made building
-// slow): each occurrence is appended, in file and line order, to one of 256 slices
-// chosen by its hash's top 8 bits, as one 8-byte word: the hash's next 48 bits over a
+// slow): each occurrence is appended, in file and line order, to one of 1024 slices
+// chosen by its hash's top 10 bits, as one 8-byte word: the hash's next 48 bits over a
 // 16-bit line delta from the slice's previous occurrence (lines only grow; 0xffff says
-// the absolute line follows in the next word). A lookup decodes its word's slice, 1/256
-// of the occurrences, keeping the entries whose 48 bits match. Sorting each slice into
-// hash buckets as well made lookups ten times cheaper (3 us a word instead of 30 on
-// CPython's standard library) but cost a quarter of the build, which has to stay
-// within twice a ripgrep pass; a query of 40 words still takes about a millisecond.
+// the absolute line follows in the next word). A lookup decodes its word's slice,
+// 1/1024 of the occurrences, keeping the entries whose 48 bits match: about 15 us a
+// word on CPython's standard library. Sorting each slice into hash buckets as well made
+// lookups cheaper still (3 us) but cost a quarter of the build, which is to stay within
+// twice one ripgrep pass; 4096 slices cost the build more in scattered writes than
+// they saved lookups.
 //
-// Collisions: a word is identified by 56 hash bits (8 choose the slice, 48 are stored).
-// A query word is confused with another word of the tree only if both match: for d
-// distinct words that chance is d / 2^56 per query word, 2e-12 for CPython's standard
-// library (120k distinct words) and 1.4e-8 even at 10^9 distinct words. Verifying each
-// candidate against the text instead cost a cache miss per hit.
+// Collisions: a word is identified by 58 hash bits (10 choose the slice, 48 are
+// stored). A query word is confused with another word of the tree only if both match:
+// for d distinct words that chance is d / 2^58 per query word, 4e-13 for CPython's
+// standard library (120k distinct words) and 3.5e-9 even at 10^9 distinct words.
+// Verifying each candidate against the text instead cost a cache miss per hit.
 //
 // The word hash reads whole 8-byte chunks (the last one masked to the word's length),
 // mixes each with a multiply-xorshift and finishes with murmur3's fmix64; words of up
@@ -143,7 +144,9 @@ class WordIndex {
   std::size_t n_occ_ = 0;
   // Occurrences in add order, split by the hash's top 8 bits into slices, each a chain
   // of blocks of 8-byte words (see the top of this file).
-  static constexpr std::size_t kBlockWords = 1024;
+  static constexpr unsigned kSliceBits = 10;
+  static constexpr std::size_t kSlices = std::size_t{1} << kSliceBits;
+  static constexpr std::size_t kBlockWords = 512;
   static constexpr std::size_t kSlabBlocks = (std::size_t{8} << 20) / (kBlockWords * 8);
   struct Slice {
     uint64_t* cur = nullptr;  // next free word in the slice's last block
@@ -156,8 +159,8 @@ class WordIndex {
     std::size_t used;  // final once the slice has moved on to a newer block
   };
   void new_block(std::size_t slice);
-  std::array<Slice, 256> slices_{};
-  std::array<std::vector<Block>, 256> slice_blocks_;
+  std::array<Slice, kSlices> slices_{};
+  std::array<std::vector<Block>, kSlices> slice_blocks_;
   std::vector<PodArray<uint64_t>> slabs_;
   std::size_t slab_blocks_used_ = 0;
   std::size_t slab_blocks_cap_ = 0;

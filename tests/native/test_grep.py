@@ -214,7 +214,7 @@ def test_from_paths_bad_input_raises_instead_of_crashing(tmp_path: Path) -> None
 
 def test_long_words_block_edges_and_sparse_lines() -> None:
     """Words longer than the 8-byte hash chunk, words across the 64-byte scan blocks, and
-    hits 70,000 lines apart (past the 16-bit line delta of the build's first pass)."""
+    hits 70,000 lines apart (past the 16-bit line delta the slices store)."""
     long = "a_very_long_identifier_name_that_spans_chunks"
     contents = [
         (b"x" * 61 + b" " + long.encode() + b" ab\n") * 3,
@@ -227,7 +227,7 @@ def test_long_words_block_edges_and_sparse_lines() -> None:
 
 
 def test_many_words_match_the_oracle() -> None:
-    """Enough occurrences for several bucket bits, slices of many blocks, and more slabs."""
+    """Enough occurrences for slices of several blocks and a second slab of blocks."""
     rng = random.Random(7)
     vocab = [f"w{i}_{rng.randrange(10**6)}" for i in range(3000)] + ["self", "x"]
     contents = []
