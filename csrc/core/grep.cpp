@@ -211,7 +211,7 @@ GAIA_GREP_INLINE uint64_t scan(const char* p, std::size_t n, uint64_t line,
 
 }  // namespace
 
-// Appends each word's triple to its slice; the scanner is inlined into two copies, one
+// Appends each word to its slice; the scanner is inlined into two copies, one
 // compiled for the POPCNT instruction (baseline x86-64 lacks it, and the library call
 // in its place cost 7% of building), picked once at run time.
 struct SliceSink {
@@ -348,7 +348,6 @@ void PodArray<T>::release() noexcept {
 }
 
 template class PodArray<uint64_t>;
-template class PodArray<uint32_t>;
 
 // ---- WordIndex ----
 
@@ -393,8 +392,8 @@ bool WordIndex::add_file(std::string_view data) {
   start_file(FileKind::kText);
   SliceSink sink{this, &slices_};
   const uint64_t end = scan_words(data.data(), data.size(), next_line_, sink);
-  // Checked once per file: inside one, line ids stay below 2^32 + its size, and the
-  // slices hold any number of words; only finalize's 32-bit offsets need the bound.
+  // Checked once per file: inside one, line ids stay below 2^32 + its size (the slices
+  // store them in 64 bits), and the slices hold any number of words.
   if (end + 1 >= std::numeric_limits<uint32_t>::max()) {
     throw std::length_error("WordIndex: more than 4 billion lines");
   }

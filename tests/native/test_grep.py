@@ -253,3 +253,14 @@ def test_many_words_match_the_oracle() -> None:
     ]
     assert _hits(index, words) == want
     assert _hits(index, words[:3]) == oracle(contents, words[:3])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=4), st.data())
+def test_arbitrary_bytes_match_the_oracle(contents: list[bytes], data: st.DataObject) -> None:
+    """Any bytes at all (block edges, long words, NULs past the sniff) index like the oracle;
+    the query words are drawn from the files' own tokens plus a few absent ones."""
+    tokens = sorted({t.decode() for c in contents for t in _WORD.findall(c)})
+    pool = [*tokens, "absent", "a" * 70]
+    words = data.draw(st.lists(st.sampled_from(pool), max_size=6))
+    assert native(contents, words) == oracle(contents, words)
