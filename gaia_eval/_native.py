@@ -9,6 +9,7 @@ Each area keeps to its own section below.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -368,12 +369,45 @@ class GrepIndex:
     as `git grep -I` does.
     """
 
+    TEXT = 0
+    """`kinds()` value of a file whose words are indexed."""
+    BINARY = 1
+    """`kinds()` value of a file skipped as binary."""
+    UNREADABLE = 2
+    """`kinds()` value of a path `from_paths` could not read as a regular file."""
+
     def __init__(self, contents: list[bytes]) -> None:
         given: object = contents  # callers outside mypy's reach pass anything
         if not isinstance(given, list):
             msg = f"contents must be a list of bytes, not {type(given).__name__}"
             raise TypeError(msg)
         self._index = _core.GrepIndex(contents)
+
+    @classmethod
+    def from_paths(cls, paths: Sequence[str | bytes | os.PathLike[str]]) -> GrepIndex:
+        """Read and index each path in C++ (one reused buffer, GIL released).
+
+        Equals `GrepIndex([Path(p).read_bytes() for p in paths])` where every read
+        succeeds; a path that cannot be opened or read, or is not a regular file, is
+        indexed as an empty file and marked UNREADABLE in `kinds()`, so file indices
+        still line up with `paths`. ValueError for an empty path or one with a NUL byte.
+        """
+        given: object = paths
+        if isinstance(given, (str, bytes)) or not isinstance(given, Sequence):
+            msg = f"paths must be a list of str, bytes or os.PathLike, not {type(given).__name__}"
+            raise TypeError(msg)
+        items: list[str | bytes] = []
+        for i, p in enumerate(given):
+            if type(p) is str:  # the common case, passed on as is (cheaper than fspath)
+                items.append(p)
+            elif isinstance(p, (str, bytes, os.PathLike)):
+                items.append(os.fspath(p))
+            else:
+                msg = f"paths[{i}] must be str, bytes or os.PathLike, not {type(p).__name__}"
+                raise TypeError(msg)
+        index = cls.__new__(cls)
+        index._index = _core.GrepIndex.from_paths(items)
+        return index
 
     @property
     def num_files(self) -> int:
@@ -387,6 +421,10 @@ class GrepIndex:
     def binary_mask(self) -> npt.NDArray[np.bool_]:
         """True for each file that was skipped as binary."""
         return self._index.binary_mask()
+
+    def kinds(self) -> npt.NDArray[np.uint8]:
+        """Per file: TEXT, BINARY or UNREADABLE (the last only from `from_paths`)."""
+        return self._index.kinds()
 
     def query(self, words: list[str]) -> GrepHits:
         """Hits of every word, ordered by word, file, line; ValueError for a non-word."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from gaia_eval.code_retrieval.lexical import (
     mentioned_paths,
 )
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.systems.code_index.discovery import read_source
 
 BASE = """import os
 
@@ -128,3 +130,29 @@ def test_seeded_sample_is_stable_skips_what_does_not_fit_and_errors_when_short()
     assert a == sorted(a) and len(a) == 5 and not any(x.endswith("3") for x in a)
     with pytest.raises(InvalidInputError, match="only 3 of the 5"):
         seeded_sample(pool[:3], 5, 7, lambda x: True, str)
+
+
+def test_lexical_from_tree_ranks_like_the_decoded_texts(tmp_path: Path) -> None:
+    """Reading in C++ gives the ranking built from the texts the code index decodes,
+    Latin-1 and CRLF files included; a file that is gone has no hits in either."""
+    raw = {
+        "pkg/a.py": b"def load_config(path):\n    return load_config_file(path)\n",
+        "pkg/b.py": b"# caf\xe9 load_config\r\nx = load_config\r\nSessionRare = 1\r\n",
+        "pkg/c.py": "# caf\u00e9 load_config_file\nSessionRare()\n".encode(),
+        "pkg/e.py": b"load_config = 2\n",
+        **{f"pkg/f{i}.py": b"filler = 1\n" for i in range(8)},
+    }
+    for rel, data in raw.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    texts = {rel: read_source(tmp_path, rel).text or "" for rel in raw}
+    assert texts["pkg/b.py"].startswith("# caf\u00e9")  # decoded as Latin-1
+    (tmp_path / "pkg/e.py").unlink()
+    texts["pkg/e.py"] = ""
+    query = "`load_config` fails with `SessionRare` in `load_config_file`"
+    spans = {"pkg/a.py": [(1, 2, "load_config")]}
+    want = LexicalBaseline(texts).search(query, spans)
+    got = LexicalBaseline.from_tree(tmp_path, list(raw)).search(query, spans)
+    assert got == want
+    assert sorted(p for p, _ in got.files) == ["pkg/a.py", "pkg/b.py", "pkg/c.py"]
+    assert [(p, q) for p, q, _ in got.symbols] == [("pkg/a.py", "load_config")]

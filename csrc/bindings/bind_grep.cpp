@@ -24,7 +24,6 @@ std::unique_ptr<GrepIndex> build(const py::list& contents) {
   auto holder = std::make_unique<GrepIndex>();
   std::vector<std::string_view> views;
   views.reserve(contents.size());
-  std::size_t total = 0;
   for (std::size_t i = 0; i < contents.size(); ++i) {
     py::handle item = contents[i];
     if (!PyBytes_Check(item.ptr())) {
@@ -35,15 +34,51 @@ std::unique_ptr<GrepIndex> build(const py::list& contents) {
     Py_ssize_t len = 0;
     PyBytes_AsStringAndSize(item.ptr(), &data, &len);
     views.emplace_back(data, static_cast<std::size_t>(len));
-    total += views.back().size();
   }
   if (contents.size() >= UINT32_MAX) throw py::value_error("contents: too many files");
   {
     // Safe: the caller's list references every bytes object for this call, bytes are
     // immutable, and the index is not yet visible to any other thread.
     py::gil_scoped_release release;
-    holder->index.reserve_bytes(total);
     for (const auto& v : views) holder->index.add_file(v);
+    holder->index.finalize();
+  }
+  return holder;
+}
+
+std::unique_ptr<GrepIndex> build_from_paths(const py::list& paths) {
+  auto holder = std::make_unique<GrepIndex>();
+  std::vector<std::string> owned;
+  owned.reserve(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    py::handle item = paths[i];
+    py::object encoded;
+    if (PyUnicode_Check(item.ptr())) {
+      // As os.fsencode does: the filesystem encoding with surrogateescape.
+      PyObject* raw = PyUnicode_EncodeFSDefault(item.ptr());
+      if (raw == nullptr) throw py::error_already_set();
+      encoded = py::reinterpret_steal<py::object>(raw);
+      item = encoded;
+    } else if (!PyBytes_Check(item.ptr())) {
+      throw py::type_error("paths[" + std::to_string(i) +
+                           "] must be str or bytes, not " +
+                           std::string(py::str(py::type::of(item).attr("__name__"))));
+    }
+    char* data = nullptr;
+    Py_ssize_t len = 0;
+    PyBytes_AsStringAndSize(item.ptr(), &data, &len);
+    owned.emplace_back(data, static_cast<std::size_t>(len));
+    if (owned.back().empty() || owned.back().find('\0') != std::string::npos) {
+      throw py::value_error("paths[" + std::to_string(i) +
+                            "] must be a non-empty path without NUL bytes");
+    }
+  }
+  if (paths.size() >= UINT32_MAX) throw py::value_error("paths: too many files");
+  {
+    // Safe: the paths are C++ copies, the files are read into the index's own buffer,
+    // and the index is not yet visible to any other thread.
+    py::gil_scoped_release release;
+    for (const auto& path : owned) holder->index.add_path(path);
     holder->index.finalize();
   }
   return holder;
@@ -96,6 +131,9 @@ void register_grep(py::module_& m) {
            "Build from a list of bytes, one per file; binary files (NUL in the first "
            "8000 "
            "bytes) are recorded as skipped.")
+      .def_static("from_paths", &build_from_paths, py::arg("paths"),
+                  "Build by reading each path (str or bytes); a path "
+                  "that cannot be read as a regular file is recorded as unreadable.")
       .def_property_readonly(
           "num_files", [](const GrepIndex& self) { return self.index.num_files(); })
       .def_property_readonly(
@@ -112,6 +150,17 @@ void register_grep(py::module_& m) {
             return out;
           },
           "True for each file skipped as binary.")
+      .def(
+          "kinds",
+          [](const GrepIndex& self) {
+            py::array_t<uint8_t> out(static_cast<py::ssize_t>(self.index.num_files()));
+            auto* p = out.mutable_data();
+            for (std::size_t i = 0; i < self.index.num_files(); ++i) {
+              p[i] = static_cast<uint8_t>(self.index.kind(i));
+            }
+            return out;
+          },
+          "Per file: 0 text, 1 binary (skipped), 2 unreadable (skipped).")
       .def("query", &query, py::arg("words"),
            "Hits of every word: (word_idx, file_idx, line, count) int32 arrays, "
            "ordered by "

@@ -9,9 +9,12 @@ files are dropped, and files the issue names by path get a bonus.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -368,6 +371,20 @@ class LexicalBaseline:
     def __init__(self, files: dict[str, str]) -> None:
         self.paths = sorted(files)
         self.index = GrepIndex([files[p].encode("utf-8", "surrogatepass") for p in self.paths])
+
+    @classmethod
+    def from_tree(cls, root: Path, rels: Iterable[str]) -> LexicalBaseline:
+        """Build by reading `root / rel` for each rel in C++, without Python-side texts.
+
+        Hits equal `LexicalBaseline({rel: text})` over the texts the code index decoded
+        (words and lines are ASCII, so UTF-8 and Latin-1 decoding change neither); a file
+        that cannot be read has no hits, as one the code index skipped has none.
+        """
+        base = cls.__new__(cls)
+        base.paths = sorted(set(rels))
+        top = os.fspath(root)
+        base.index = GrepIndex.from_paths([os.path.join(top, p) for p in base.paths])
+        return base
 
     def search(
         self,
