@@ -279,8 +279,6 @@ def evaluate_run(
 EvidenceDocument = _core.EvidenceDocument
 """A document's normalized text and "[Page N]" markers, held natively (see evidence.hpp)."""
 
-ChunkSpan = tuple[int, int, tuple[int, ...]]
-
 
 def evidence_document(extracted: str) -> _core.EvidenceDocument:
     """Normalize `extracted` once and find its page markers; later calls reuse the result."""
@@ -289,8 +287,9 @@ def evidence_document(extracted: str) -> _core.EvidenceDocument:
 
 def evidence_locate(
     doc: _core.EvidenceDocument, chunks: list[str], pieces: list[bool]
-) -> list[ChunkSpan | None]:
-    """Locate chunks (document order) by the cursor walk; (start, end, pages) or None each.
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Locate chunks (document order) by the cursor walk: start and end of each chunk's
+    span in the normalized text, both -1 where a chunk is not found.
 
     `pieces[i]` marks chunk i as a piece of a window split to fit the embedder; empty: none.
     """

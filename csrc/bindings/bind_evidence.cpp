@@ -146,11 +146,14 @@ void register_evidence(py::module_& m) {
             std::vector<bool> split;
             split.reserve(pieces.size());
             for (const auto& s : pieces) split.push_back(py::cast<bool>(s));
-            std::vector<ev::Span> spans(units.size());
-            std::vector<std::vector<int64_t>> pages(units.size());
+            py::array_t<int64_t> starts(static_cast<py::ssize_t>(units.size()));
+            py::array_t<int64_t> ends(static_cast<py::ssize_t>(units.size()));
+            int64_t* const start_at = starts.mutable_data();
+            int64_t* const end_at = ends.mutable_data();
             {
               // Safe to release: chunk buffers are immutable and owned by `units` (see
-              // collapse()); `d` is kept alive by this call's reference to its owner.
+              // collapse()); `d` is kept alive by this call's reference to its owner;
+              // the two arrays are ours until returned.
               py::gil_scoped_release release;
               ev::ChunkLocator walk(d);
               // One buffer of each kind for all chunks: no allocation per chunk. A
@@ -160,39 +163,24 @@ void register_evidence(py::module_& m) {
               for (size_t i = 0; i < units.size(); ++i) {
                 const bool piece = i < split.size() && split[i];
                 const auto* bytes = static_cast<const uint8_t*>(units[i].data);
+                ev::Span span;
                 if (units[i].kind == PyUnicode_1BYTE_KIND) {
-                  spans[i] = walk.next_latin1_raw(
+                  span = walk.next_latin1_raw(
                       {reinterpret_cast<const char*>(bytes), units[i].size}, piece,
                       latin1);
                 } else {
                   collapse(units[i], chunk);
-                  spans[i] = walk.next(chunk, piece);
+                  span = walk.next(chunk, piece);
                 }
-                if (spans[i].start >= 0)
-                  pages[i] = d.pages_of(spans[i].start, spans[i].end);
+                start_at[i] = span.start;
+                end_at[i] = span.end;
               }
             }
-            py::list out(spans.size());
-            // Neighbouring chunks mostly share their pages: one tuple serves a run of
-            // them (fewer objects to make, and fewer for the garbage collector to
-            // scan).
-            py::tuple shared;
-            const std::vector<int64_t>* shared_pages = nullptr;
-            for (size_t i = 0; i < spans.size(); ++i) {
-              if (spans[i].start < 0) {
-                out[i] = py::none();
-                continue;
-              }
-              if (shared_pages == nullptr || *shared_pages != pages[i]) {
-                shared = pages_tuple(pages[i]);
-                shared_pages = &pages[i];
-              }
-              out[i] = py::make_tuple(spans[i].start, spans[i].end, shared);
-            }
-            return out;
+            return py::make_tuple(starts, ends);
           },
           py::arg("chunks"), py::arg("pieces"),
-          "Locate chunks in document order; (start, end, pages) or None per chunk.")
+          "Locate chunks in document order: (starts, ends) int64 arrays, -1 where a "
+          "chunk is not found.")
       .def(
           "resolve",
           [](const ev::Document& d, py::handle quote, int64_t page, py::handle near) {

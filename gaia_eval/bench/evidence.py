@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gaia_eval.bench.common import BenchRow, time_interleaved
 
@@ -112,7 +112,7 @@ def _python(
 
 def _native(
     text: str, chunks: list[str], quotes: list[tuple[str, int | None, str | None]]
-) -> tuple[list[tuple[int, int, tuple[int, ...]] | None], list[int]]:
+) -> tuple[Sequence[tuple[int, int, tuple[int, ...]] | None], list[int]]:
     from gaia_eval.retrieval.evidence import (
         DocumentText,
         EvidenceLabel,
@@ -122,7 +122,7 @@ def _native(
 
     # The calls the retrieval runner makes: one document, its chunks, then every label.
     doc = DocumentText("bench", text)
-    located: list[tuple[int, int, tuple[int, ...]] | None] = list(locate_chunks(doc, chunks))
+    located = locate_chunks(doc, chunks)  # spans in arrays; a chunk's object when asked
     labels = [EvidenceLabel(f"q{i}", "bench", q, p, n) for i, (q, p, n) in enumerate(quotes)]
     starts = [ev.start or 0 for ev in resolve_labels({"bench": doc}, labels)]
     return located, starts

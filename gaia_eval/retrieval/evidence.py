@@ -13,7 +13,10 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, overload
+
+import numpy as np
+import numpy.typing as npt
 
 from gaia_eval import _native
 from gaia_eval.core.errors import GaiaEvalError, InvalidInputError
@@ -115,9 +118,60 @@ class DocumentText:
         return seg
 
 
+class LocatedChunks(Sequence[LocatedChunk | None]):
+    """One document's located chunks in chunk order: a LocatedChunk, or None for a chunk
+    that could not be located.
+
+    The spans stay in two integer arrays and a LocatedChunk (with its pages) is made when
+    one is asked for: a run looks at the few chunks retrieval returns, not at every chunk
+    of every document, so thousands of objects per document are never built. Equal to a
+    list of the same entries.
+    """
+
+    __slots__ = ("_doc", "_ends", "_starts")
+
+    def __init__(
+        self, doc: DocumentText, starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
+    ) -> None:
+        self._doc = doc
+        self._starts = starts
+        self._ends = ends
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> LocatedChunk | None: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[LocatedChunk | None]: ...
+    def __getitem__(self, i: int | slice) -> LocatedChunk | list[LocatedChunk | None] | None:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        start = int(self._starts[i])  # IndexError (and negative indices) as a list's
+        if start < 0:
+            return None
+        end = int(self._ends[i])
+        return LocatedChunk(start, end, self._doc._native.pages_of(start, end))
+
+    @property
+    def unlocated(self) -> int:
+        """How many chunks could not be located."""
+        return int(np.count_nonzero(self._starts < 0))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LocatedChunks | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking, like a list
+
+    def __repr__(self) -> str:
+        return f"LocatedChunks({list(self)!r})"
+
+
 def locate_chunks(
     doc: DocumentText, chunks: list[str], split: Collection[int] = frozenset()
-) -> list[LocatedChunk | None]:
+) -> LocatedChunks:
     """Locate one document's chunks, given in document order (chunk index order).
 
     The walk keeps a cursor at the last located chunk's start; a match before it is
@@ -128,11 +182,8 @@ def locate_chunks(
     None marks an unlocated chunk (see check_unlocated).
     """
     pieces = [i in split for i in range(len(chunks))] if split else []
-    spans = _native.evidence_locate(doc._native, chunks, pieces)
-    # tuple.__new__ straight from C: _make would add a Python frame per chunk, and the
-    # kernel always gives (start, end, pages).
-    new = tuple.__new__
-    return [None if s is None else new(LocatedChunk, s) for s in spans]
+    starts, ends = _native.evidence_locate(doc._native, chunks, pieces)
+    return LocatedChunks(doc, starts, ends)
 
 
 _EXTRACTOR_HINT = "or, if the label was right before, the extractor's output changed"

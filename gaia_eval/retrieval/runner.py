@@ -42,7 +42,7 @@ from gaia_eval.retrieval.dataset import Dataset, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import (
     DocumentText,
     EvidenceLabel,
-    LocatedChunk,
+    LocatedChunks,
     ResolvedEvidence,
     check_unlocated,
     chunk_hits,
@@ -117,7 +117,7 @@ class _Indexed:
     paths: dict[str, Path]
     doc_of_path: dict[str, str]
     texts: dict[str, DocumentText] = field(default_factory=dict)
-    located: dict[str, list[LocatedChunk | None]] = field(default_factory=dict)
+    located: dict[str, LocatedChunks] = field(default_factory=dict)
 
 
 def default_out_dir(suite: str) -> Path:
@@ -401,7 +401,7 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
         idx.texts[ref.id] = text
         idx.located[ref.id] = located
         total_chunks += len(chunks)
-        unlocated += sum(1 for loc in located if loc is None)
+        unlocated += located.unlocated
         text_bytes += sum(len(c.encode("utf-8")) for c in chunks)
 
     dim = _embedding_dim(idx.system)
@@ -501,8 +501,8 @@ def _hits(idx: _Indexed, hit: SearchHit, evidence: list[ResolvedEvidence]) -> bo
     doc = idx.doc_of_path.get(hit.path)
     if doc is None:
         return False
-    located = idx.located.get(doc, [])
-    if not 0 <= hit.chunk_index < len(located):
+    located = idx.located.get(doc)
+    if located is None or not 0 <= hit.chunk_index < len(located):
         return False
     loc = located[hit.chunk_index]
     return any(chunk_hits(doc, loc, ev) for ev in evidence)
