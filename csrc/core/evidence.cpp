@@ -458,38 +458,38 @@ int64_t search_bytes(const unsigned char* hb, const unsigned char* pb, int64_t m
 // one pass: the q-gram Horspool above with one table for all of them (Wu and Manber's
 // multi-pattern scheme). The window is as long as the shortest needle, L; a gram's
 // shift is the smallest any needle allows, and the needles whose L-th byte ends with
-// the window's last gram are the candidates checked there. Grams are hashed into 64K
-// slots; 16-bit entries hold the shift and a flag for "some needle's last gram".
+// the window's last gram are the candidates checked there. Grams are hashed into 32K
+// slots (see below), with a bit per slot for "some needle's last gram ends here".
 // `confirmed(k, i)` checks needle k at i (its whole length, within the text).
 template <class Confirm>
 void search_each(const unsigned char* hb, int64_t n,
                  const std::vector<std::string>& needles, std::vector<int64_t>& first,
                  Confirm confirmed) {
   constexpr int64_t kQ = 4;
-  constexpr unsigned kBits = 16;
-  constexpr uint16_t kCandidates = 0x100;
+  // 32K one-byte shifts: the table stays in L1 (its load is on the loop's critical
+  // path), at some more collisions than a larger one would have.
+  constexpr unsigned kBits = 15;
+  constexpr size_t kSlots = size_t{1} << kBits;
   const auto slot = [](uint32_t v) { return gram_slot<kBits>(v); };
   int64_t window = std::numeric_limits<int64_t>::max();
   for (const auto& p : needles)
     window = std::min<int64_t>(window, static_cast<int64_t>(p.size()));
   const int64_t L = window;
-  std::vector<uint16_t> table(
-      std::size_t{1} << kBits,
-      static_cast<uint16_t>(std::min<int64_t>(L - kQ + 1, 255)));
-  std::vector<int32_t> head(std::size_t{1} << kBits, -1);
+  std::vector<uint8_t> shift(kSlots,
+                             static_cast<uint8_t>(std::min<int64_t>(L - kQ + 1, 255)));
+  std::vector<uint64_t> candidate(kSlots / 64, 0);  // some needle's last gram is here
+  std::vector<int32_t> head(kSlots, -1);
   std::vector<int32_t> next(needles.size(), -1);
   std::vector<uint32_t> tails(needles.size());
   for (size_t k = 0; k < needles.size(); ++k) {
     const auto* pb = reinterpret_cast<const unsigned char*>(needles[k].data());
     for (int64_t e = kQ - 1; e + 1 < L; ++e) {
-      uint16_t& t = table[slot(gram(pb + e - kQ + 1))];
-      const auto allowed = static_cast<uint16_t>(L - 1 - e);
-      t = static_cast<uint16_t>((t & kCandidates) |
-                                std::min<uint16_t>(t & 0xFF, allowed));
+      uint8_t& t = shift[slot(gram(pb + e - kQ + 1))];
+      t = static_cast<uint8_t>(std::min<int64_t>(t, L - 1 - e));
     }
     tails[k] = gram(pb + L - kQ);
     const uint32_t s = slot(tails[k]);
-    table[s] |= kCandidates;
+    candidate[s / 64] |= uint64_t{1} << (s % 64);
     next[k] = head[s];
     head[s] = static_cast<int32_t>(k);
   }
@@ -498,8 +498,7 @@ void search_each(const unsigned char* hb, int64_t n,
     GAIA_PREFETCH(hb + std::min(i + 8 * L, n));  // see search_qgram
     const uint32_t g = gram(hb + i + L - kQ);
     const uint32_t s = slot(g);
-    const uint16_t t = table[s];
-    if ((t & kCandidates) != 0) {
+    if (((candidate[s / 64] >> (s % 64)) & 1u) != 0) {
       for (int32_t k = head[s]; k >= 0; k = next[static_cast<size_t>(k)]) {
         const auto kk = static_cast<size_t>(k);
         if (first[kk] >= 0 || tails[kk] != g) continue;
@@ -509,7 +508,7 @@ void search_each(const unsigned char* hb, int64_t n,
         if (--remaining == 0) return;
       }
     }
-    i += t & 0xFF;
+    i += shift[s];
   }
 }
 
