@@ -264,6 +264,7 @@ def _scale(  # noqa: PLR0917 - the part's whole context, passed once
     recorded under `errors` with its reason and the next repository still runs: hours of
     other repositories' figures are worth more than a stop. Results are saved after each.
     """
+    save()  # the first repository can take an hour: a killed run still leaves its settings
     for name, commit in track(pinned, "scale repositories"):
         t0 = time.perf_counter()
         try:
