@@ -282,13 +282,15 @@ class ScaleRepo(_Model):
     """Nearest-rank median over the latency queries."""
     query_p95_ms: float
     """Nearest-rank 95th percentile."""
+    wall_seconds: float | None = None
+    """Checkout, index, cold query and latency queries together (None in older files)."""
 
 
 class Scale(_Model):
     repos: list[ScaleRepo]
     """One entry per repository measured."""
     errors: list[Excluded]
-    """Repositories that could not be measured (unmeasured, not zero)."""
+    """Repositories that could not be obtained or indexed: unmeasured, never a score."""
 
 
 class CodeRetrievalResults(_Model):

@@ -107,21 +107,7 @@ def render(r: CodeRetrievalResults, baseline: CodeRetrievalResults | None = None
         out += ["", "| hazard | status | detail |", "|---|---|---|"]
         out += [f"| {h.name} | {h.status} | {h.detail} |" for h in rb.trees]
     if r.scale is not None:
-        out += [
-            "",
-            "## Scale (reported, not gated)",
-            "",
-            "| repo | files | chunks | index s | chunks/s | peak RSS MB | index bytes | cold ms "
-            "| p50 ms | p95 ms |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for sr in r.scale.repos:
-            out.append(
-                f"| {sr.repo} | {sr.files} | {sr.chunks} | {sr.index_seconds} | "
-                f"{sr.chunks_per_second} | {sr.peak_rss_mb} | {sr.index_bytes} | "
-                f"{sr.cold_query_ms} | {sr.query_p50_ms} | {sr.query_p95_ms} |"
-            )
-        out += [f"- unmeasured {e.id}: {e.reason}" for e in r.scale.errors]
+        out += _scale(r)
     if r.comparison is not None:
         c = r.comparison
         out += ["", "## Gate", "", f"**{'PASS' if c.get('passed') else 'FAIL'}**"]
@@ -129,3 +115,30 @@ def render(r: CodeRetrievalResults, baseline: CodeRetrievalResults | None = None
         if isinstance(failures, list):
             out += [f"- {f}" for f in failures]
     return "\n".join(out) + "\n"
+
+
+def _scale(r: CodeRetrievalResults) -> list[str]:
+    assert r.scale is not None
+    out = [
+        "",
+        "## Scale (reported, not gated)",
+        "",
+        f"Measured: {len(r.scale.repos)}; unmeasured: **{len(r.scale.errors)}**.",
+        "",
+        "| repo | commit | files | chunks | index s | chunks/s | peak RSS MB | index MB | cold ms "
+        "| p50 ms | p95 ms | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for sr in r.scale.repos:
+        files = f"{sr.files}{' (scan limit hit)' if sr.discovery_truncated else ''}"
+        out.append(
+            f"| {sr.repo} | {sr.commit[:12]} | {files} | {sr.chunks} | {sr.index_seconds} | "
+            f"{sr.chunks_per_second} | {sr.peak_rss_mb} | {sr.index_bytes / 2**20:.1f} | "
+            f"{sr.cold_query_ms} | {sr.query_p50_ms} | {sr.query_p95_ms} | "
+            f"{'-' if sr.wall_seconds is None else sr.wall_seconds} |"
+        )
+    if r.scale.errors:
+        out.append("")
+    # Git's own messages run over several lines; one line each keeps the list readable.
+    out += [f"- **unmeasured** {e.id}: {' '.join(e.reason.split())}" for e in r.scale.errors]
+    return out

@@ -175,17 +175,24 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
     make = _maker(opts.system, embedder)
     mirror = opts.git_mirror
     sample_excluded: list[Excluded] = []
-    if suite.sample and opts.instances_file is None:
-        instances = _sampled(
-            suite, opts, work, Repos(run_dir, mirror, opts.url_template, work), sample_excluded
-        )
-    else:
-        instances = _instances(suite, opts, work)
-    if suite.name == "offline":
-        mirror = run_dir / "mirror"
-        repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
-        instances = offline_repo.instances(repo)
-    repos = Repos(run_dir, mirror, opts.url_template, cache_root=work)
+    try:
+        if "quality" not in suite.parts:
+            instances = []  # nothing to score (scale): no rows to download
+        elif suite.sample and opts.instances_file is None:
+            instances = _sampled(
+                suite, opts, work, Repos(run_dir, mirror, opts.url_template, work), sample_excluded
+            )
+        else:
+            instances = _instances(suite, opts, work)
+        if suite.name == "offline":
+            mirror = run_dir / "mirror"
+            repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
+            instances = offline_repo.instances(repo)
+        repos = Repos(run_dir, mirror, opts.url_template, cache_root=work)
+    except BaseException:
+        # Nothing to save yet, but the sampled checkouts in run_dir can be gigabytes.
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     results = CodeRetrievalResults(
         schema=1,
         suite=suite.name,
@@ -229,22 +236,7 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
                 )
             elif part == "scale":
                 results.scale = Scale(repos=[], errors=[])
-                for name, commit in suite.scale_repos:
-                    try:
-                        tree = repos.checkout(name, commit)
-                        results.scale.repos.append(
-                            scale.measure(
-                                name,
-                                commit,
-                                tree,
-                                make,
-                                run_dir / "scale" / name.replace("/", "+"),
-                                _texts_at(tree),
-                            )
-                        )
-                    except InfrastructureError as err:
-                        results.scale.errors.append(Excluded(id=name, reason=str(err)))
-                    save()
+                _scale(results.scale, suite.scale_repos, repos, make, run_dir / "scale", save)
             save()
     except BaseException as err:
         results.error = "".join(traceback.format_exception_only(err)).strip()
@@ -256,6 +248,49 @@ def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
         save()
         shutil.rmtree(run_dir, ignore_errors=True)
     return results, out
+
+
+def _scale(  # noqa: PLR0917 - the part's whole context, passed once
+    block: Scale,
+    pinned: tuple[tuple[str, str], ...],
+    repos: Repos,
+    make: MakeIndex,
+    cache_root: Path,
+    save: Callable[[], None],
+) -> None:
+    """Measure each pinned repository; one that cannot be obtained or indexed is unmeasured.
+
+    A missing mirror clone, a failed clone or checkout, or an index that cannot embed is
+    recorded under `errors` with its reason and the next repository still runs: hours of
+    other repositories' figures are worth more than a stop. Results are saved after each.
+    """
+    save()  # the first repository can take an hour: a killed run still leaves its settings
+    for name, commit in track(pinned, "scale repositories"):
+        t0 = time.perf_counter()
+        try:
+            tree = repos.checkout(name, commit)
+        except GaiaEvalError as err:
+            block.errors.append(
+                Excluded(id=name, reason=f"cannot obtain {name} at {commit}: {err}")
+            )
+            save()
+            continue
+        try:
+            measured = scale.measure(
+                name, commit, tree, make, cache_root / name.replace("/", "+"), _texts_at(tree)
+            )
+        except InfrastructureError as err:
+            block.errors.append(Excluded(id=name, reason=f"cannot index {name} at {commit}: {err}"))
+        else:
+            measured.wall_seconds = round(time.perf_counter() - t0, 2)
+            block.repos.append(measured)
+        save()
+    if pinned and not block.repos:
+        msg = (
+            f"no scale repository could be measured ({len(block.errors)} unmeasured; "
+            "the reasons are in results.json scale.errors)"
+        )
+        raise InfrastructureError(msg)
 
 
 def _texts_at(tree: Path) -> Callable[[CodeIndex], dict[str, str]]:

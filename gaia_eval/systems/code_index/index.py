@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
+from gaia_eval.core.progress import track
 from gaia_eval.embed import Embedder
 from gaia_eval.systems.code_index import cache as cache_mod
 from gaia_eval.systems.code_index.chunker import chunk_file, embed_text
@@ -141,7 +142,8 @@ class ReferenceCodeIndex:
         dim = self.embedder.dim
         out = np.zeros((len(chunks), dim), dtype=np.float32)
         failed: set[str] = set()
-        for s in range(0, len(chunks), EMBED_BATCH):
+        # A large tree with a real embedder takes minutes to hours: show the batches.
+        for s in track(range(0, len(chunks), EMBED_BATCH), f"embedding {len(chunks)} chunks"):
             batch = chunks[s : s + EMBED_BATCH]
             try:
                 vecs = self.embedder.embed([embed_text(c) for c in batch])
