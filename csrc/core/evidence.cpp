@@ -638,10 +638,14 @@ std::vector<PageMarker> page_markers_at(const Haystack& text,
 }
 
 Document::Document(Haystack normalized)
-    : hay_(std::move(normalized)), markers_(find_page_markers(hay_)) {}
+    : hay_(std::move(normalized)), markers_(find_page_markers(hay_)) {
+  index_pages();
+}
 
 Document::Document(Haystack normalized, const std::vector<int64_t>& brackets)
-    : hay_(std::move(normalized)), markers_(page_markers_at(hay_, brackets)) {}
+    : hay_(std::move(normalized)), markers_(page_markers_at(hay_, brackets)) {
+  index_pages();
+}
 
 Document Document::from_latin1(const uint8_t* units, size_t n) {
   std::vector<int64_t> brackets;
@@ -668,14 +672,26 @@ std::vector<int64_t> Document::pages_of(int64_t start, int64_t end) const {
   return out;
 }
 
+void Document::index_pages() {
+  by_number_.resize(markers_.size());
+  for (size_t k = 0; k < markers_.size(); ++k) by_number_[k] = k;
+  // Stable: among markers with the same number the first stays first.
+  std::stable_sort(by_number_.begin(), by_number_.end(), [this](size_t a, size_t b) {
+    return markers_[a].number < markers_[b].number;
+  });
+}
+
 bool Document::page_segment(int64_t number, int64_t& start, int64_t& end) const {
-  for (size_t k = 0; k < markers_.size(); ++k) {
-    if (markers_[k].number != number) continue;
-    start = k == 0 ? 0 : markers_[k].offset;
-    end = k + 1 < markers_.size() ? markers_[k + 1].offset : hay_.size();
-    return true;
-  }
-  return false;
+  // Binary search by number (a labelled quote asks once per label, and a long PDF has
+  // thousands of pages); the first marker with the number wins.
+  const auto at =
+      std::lower_bound(by_number_.begin(), by_number_.end(), number,
+                       [this](size_t k, int64_t n) { return markers_[k].number < n; });
+  if (at == by_number_.end() || markers_[*at].number != number) return false;
+  const size_t k = *at;
+  start = k == 0 ? 0 : markers_[k].offset;
+  end = k + 1 < markers_.size() ? markers_[k + 1].offset : hay_.size();
+  return true;
 }
 
 template <class Find>

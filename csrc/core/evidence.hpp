@@ -122,6 +122,9 @@ class Document {
  private:
   Haystack hay_;
   std::vector<PageMarker> markers_;
+  std::vector<size_t> by_number_;  // marker indices ordered by page number, then offset
+
+  void index_pages();
 };
 
 // Locates a document's normalized chunks, fed in document order, with a cursor: a chunk
