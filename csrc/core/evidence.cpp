@@ -493,22 +493,70 @@ void search_each(const unsigned char* hb, int64_t n,
     next[k] = head[s];
     head[s] = static_cast<int32_t>(k);
   }
-  size_t remaining = needles.size();
-  for (int64_t i = 0; i + L <= n;) {
-    GAIA_PREFETCH(hb + std::min(i + 8 * L, n));  // see search_qgram
-    const uint32_t g = gram(hb + i + L - kQ);
+  // Two walks at once, one from the start and one from the middle: each step's next
+  // position waits on its own loads, so a second, independent walk fills that wait
+  // (single-threaded; about twice the steps per second). The first walk owns the starts
+  // below `mid`, the second the rest; a needle found by the first is the answer
+  // whatever the second found. Short texts take one walk.
+  const int64_t mid = n >= (int64_t{1} << 16) ? n / 2 : n;
+  std::vector<int64_t> later(needles.size(), -1);  // the second walk's finds
+  const auto visit = [&](int64_t i, uint32_t g, uint32_t s, std::vector<int64_t>& found,
+                         size_t& left) {
+    if (((candidate[s / 64] >> (s % 64)) & 1u) == 0) return;
+    for (int32_t k = head[s]; k >= 0; k = next[static_cast<size_t>(k)]) {
+      const auto kk = static_cast<size_t>(k);
+      if (found[kk] >= 0 || tails[kk] != g) continue;
+      if (i + static_cast<int64_t>(needles[kk].size()) > n || !confirmed(kk, i))
+        continue;
+      found[kk] = i;
+      --left;
+    }
+  };
+  size_t left_a = needles.size();
+  size_t left_b = needles.size();
+  int64_t a = 0;
+  int64_t b = mid;
+  while (left_a > 0 && a < mid && b + L <= n) {
+    GAIA_PREFETCH(hb + std::min(a + 8 * L, n));  // see search_qgram
+    GAIA_PREFETCH(hb + std::min(b + 8 * L, n));
+    const uint32_t ga = gram(hb + a + L - kQ);
+    const uint32_t gb = gram(hb + b + L - kQ);
+    const uint32_t sa = slot(ga);
+    const uint32_t sb = slot(gb);
+    visit(a, ga, sa, first, left_a);
+    visit(b, gb, sb, later, left_b);
+    a += shift[sa];
+    b += shift[sb];
+  }
+  while (left_a > 0 && a < mid && a + L <= n) {  // the first walk alone
+    GAIA_PREFETCH(hb + std::min(a + 8 * L, n));
+    const uint32_t g = gram(hb + a + L - kQ);
     const uint32_t s = slot(g);
-    if (((candidate[s / 64] >> (s % 64)) & 1u) != 0) {
-      for (int32_t k = head[s]; k >= 0; k = next[static_cast<size_t>(k)]) {
-        const auto kk = static_cast<size_t>(k);
-        if (first[kk] >= 0 || tails[kk] != g) continue;
-        if (i + static_cast<int64_t>(needles[kk].size()) > n || !confirmed(kk, i))
-          continue;
-        first[kk] = i;
-        if (--remaining == 0) return;
+    visit(a, g, s, first, left_a);
+    a += shift[s];
+  }
+  if (left_a == 0) return;
+  // The second walk alone, until every needle the first walk missed is found.
+  size_t wanted = 0;
+  for (size_t k = 0; k < needles.size(); ++k) {
+    if (first[k] < 0 && later[k] < 0) ++wanted;
+  }
+  while (wanted > 0 && b + L <= n) {
+    GAIA_PREFETCH(hb + std::min(b + 8 * L, n));
+    const uint32_t g = gram(hb + b + L - kQ);
+    const uint32_t s = slot(g);
+    const size_t before = left_b;
+    visit(b, g, s, later, left_b);
+    if (left_b != before) {
+      wanted = 0;
+      for (size_t k = 0; k < needles.size(); ++k) {
+        if (first[k] < 0 && later[k] < 0) ++wanted;
       }
     }
-    i += shift[s];
+    b += shift[s];
+  }
+  for (size_t k = 0; k < needles.size(); ++k) {
+    if (first[k] < 0) first[k] = later[k];
   }
 }
 

@@ -561,3 +561,36 @@ def test_resolve_labels_in_order_across_documents() -> None:
         LabelError, match=r"question q0, document two: .* not in the document on page 1"
     ):
         resolve_labels(texts, bad)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.data())
+def test_resolve_many_on_long_documents_matches_str_find(seed: int, data: st.DataObject) -> None:
+    """Documents over 64K code points take two interleaved walks (from the start and from
+    the middle); quotes drawn near the middle, repeated on both sides, or absent."""
+    import random
+
+    rng = random.Random(seed)
+    vocab = ["ab", "ba", "abba", "b", "a", "aab", "bab"]
+    norm = " ".join(rng.choice(vocab) for _ in range(rng.randint(25_000, 45_000)))
+    doc = _native.evidence_document(norm)
+    mid = len(norm) // 2
+    quotes = []
+    for _ in range(data.draw(st.integers(1, 12))):
+        length = data.draw(st.integers(8, 90))
+        around = data.draw(
+            st.sampled_from([mid - length, mid - 1, mid, mid + 1, 0, len(norm) - length])
+        )
+        start = min(max(around + data.draw(st.integers(-40, 40)), 0), len(norm) - length)
+        quote = norm[start : start + length]
+        if data.draw(st.integers(0, 5)) == 0:
+            quote = quote[:-1] + "x"  # not in the document
+        quotes.append(quote)
+    got = _native.evidence_resolve_many(doc, quotes, [None] * len(quotes), [None] * len(quotes))
+    for (status, start, end), quote in zip(got, quotes, strict=True):
+        q = o_norm(quote)
+        want = norm.find(q) if q else -1
+        if want >= 0:
+            assert (status, start, end) == (0, want, want + len(q))
+        else:
+            assert status == 4 and start == end == -1
