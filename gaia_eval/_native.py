@@ -293,12 +293,13 @@ def evidence_locate(
 
     `pieces[i]` marks chunk i as a piece of a window split to fit the embedder; empty: none.
     """
-    if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
-        msg = "chunks must be a list of str"
+    if not isinstance(chunks, list):
+        msg = f"chunks must be a list of str, not {type(chunks).__name__}"
         raise TypeError(msg)
     if pieces and len(pieces) != len(chunks):
         msg = f"pieces has {len(pieces)} entries for {len(chunks)} chunks"
         raise ValueError(msg)
+    # The binding checks each chunk (TypeError naming chunks[i]) as it reads it.
     return doc.locate(chunks, [bool(s) for s in pieces])
 
 
