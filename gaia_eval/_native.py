@@ -293,13 +293,10 @@ def evidence_locate(
 
     `pieces[i]` marks chunk i as a piece of a window split to fit the embedder; empty: none.
     """
-    if not isinstance(chunks, list):
-        msg = f"chunks must be a list of str, not {type(chunks).__name__}"
-        raise TypeError(msg)
     if pieces and len(pieces) != len(chunks):
         msg = f"pieces has {len(pieces)} entries for {len(chunks)} chunks"
         raise ValueError(msg)
-    # The binding checks each chunk (TypeError naming chunks[i]) as it reads it.
+    # The binding checks the list and each chunk (TypeError naming chunks[i]) as it reads.
     return doc.locate(chunks, [bool(s) for s in pieces])
 
 
