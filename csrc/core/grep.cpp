@@ -40,12 +40,13 @@ constexpr std::array<bool, 256> kWord = make_word_table();
 constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ULL;
 constexpr uint64_t kMul = 0xbf58476d1ce4e5b9ULL;
 
-inline uint64_t fmix64(uint64_t h) noexcept {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  return h ^ (h >> 33);
+// The last step: one multiply (its top bits, which pick the slice, depend on every
+// input bit) and a shift that folds those top bits into the low ones, which are stored
+// too. A bijection, at a third of murmur3's fmix64 latency: that finalizer on every
+// word was a third of the build.
+inline uint64_t finish(uint64_t h) noexcept {
+  h *= 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 29);
 }
 
 // A bijection, so two chunk sequences differing only in their last chunk never collide.
@@ -81,7 +82,7 @@ inline uint64_t hash_span(const char* p, std::size_t len, std::size_t avail) noe
   for (; len - i > 8; i += 8) h = step(h ^ load_le(p + i, 8));
   const std::size_t rest = len - i;  // 1..8
   const uint64_t mask = ~uint64_t{0} >> (64 - 8 * rest);
-  return fmix64(h ^ (load_le(p + i, avail - i) & mask));
+  return finish(h ^ (load_le(p + i, avail - i) & mask));
 }
 
 inline unsigned ctz64(uint64_t x) noexcept {
