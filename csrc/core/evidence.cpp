@@ -45,36 +45,19 @@ const Latin1Spaces kLatin1Spaces;
 
 bool space(char32_t c) { return c < 256 ? kLatin1Spaces.table[c] : text::is_space(c); }
 
-template <class Unit, class Out>
-size_t collapse_scalar(const Unit* units, size_t n, typename Out::value_type* w,
-                       bool& prev_space) {
-  auto* const begin = w;
-  // Branch-free: every whitespace code point is written as ' ', and the write position
-  // advances unless the previous code point was whitespace too.
+// Branch-free: every whitespace code point is written as ' ', and the write position
+// advances unless the previous code point was whitespace too. With `brackets`, also
+// notes where each '[' lands (offset by `base`, the output already written).
+template <class Unit, class Char>
+size_t collapse_scalar(const Unit* units, size_t n, Char* out, bool& prev_space,
+                       std::vector<int64_t>* brackets = nullptr, size_t base = 0) {
+  size_t w = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto c = static_cast<char32_t>(units[i]);
     const bool sp = space(c);
-    *w = static_cast<typename Out::value_type>(sp ? U' ' : c);
-    w += !(sp && prev_space);
-    prev_space = sp;
-  }
-  return static_cast<size_t>(w - begin);
-}
-
-// collapse_scalar for Latin-1 into bytes, also noting where each '[' lands (offset by
-// `base`, the output already written) when `brackets` is given.
-size_t collapse_latin1_scalar(const uint8_t* units, size_t n, char* out,
-                              bool& prev_space, std::vector<int64_t>* brackets,
-                              size_t base) {
-  if (brackets == nullptr) {
-    return collapse_scalar<uint8_t, std::string>(units, n, out, prev_space);
-  }
-  size_t w = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t c = units[i];
-    const bool sp = space(c);
-    if (c == '[') brackets->push_back(static_cast<int64_t>(base + w));
-    out[w] = static_cast<char>(sp ? ' ' : c);
+    if (brackets != nullptr && c == U'[')
+      brackets->push_back(static_cast<int64_t>(base + w));
+    out[w] = static_cast<Char>(sp ? U' ' : c);
     w += !(sp && prev_space);
     prev_space = sp;
   }
@@ -191,7 +174,7 @@ collapse_avx2_blocks(const uint8_t* in, size_t n, char* out, bool& prev_space,
     }
   }
   prev_space = prev != 0;
-  return w + collapse_latin1_scalar(in + i, n - i, out + w, prev_space, brackets, w);
+  return w + collapse_scalar(in + i, n - i, out + w, prev_space, brackets, w);
 }
 
 size_t collapse_avx2(const uint8_t* in, size_t n, char* out, bool& prev_space,
@@ -224,7 +207,7 @@ __attribute__((target("avx2"))) size_t collapsed_prefix_avx2(const uint8_t* in,
 
 // GAIA_EVAL_NO_AVX2=1 turns the AVX2 paths off, so the portable ones can be tested on a
 // machine that has AVX2 (tests/native/test_evidence_portable.py).
-bool has_avx2() {
+bool detect_avx2() {
   const char* off = std::getenv("GAIA_EVAL_NO_AVX2");
   if (off != nullptr && off[0] != '\0' && off[0] != '0') return false;
   __builtin_cpu_init();
@@ -232,17 +215,26 @@ bool has_avx2() {
 }
 #endif
 
+// Asked once per process: every AVX2 path checks this.
+bool avx2() {
+#if GAIA_EVIDENCE_X86
+  static const bool on = detect_avx2();
+  return on;
+#else
+  return false;
+#endif
+}
+
 // Latin-1 into `out` (room for n + 32 bytes); returns the normalized length.
 size_t collapse_latin1_raw(const uint8_t* units, size_t n, char* out,
                            std::vector<int64_t>* brackets) {
   bool prev_space = true;  // as if after whitespace: leading runs are dropped
   size_t w = 0;
 #if GAIA_EVIDENCE_X86
-  static const bool fast = has_avx2();
-  w = fast ? collapse_avx2(units, n, out, prev_space, brackets)
-           : collapse_latin1_scalar(units, n, out, prev_space, brackets, 0);
+  w = avx2() ? collapse_avx2(units, n, out, prev_space, brackets)
+             : collapse_scalar(units, n, out, prev_space, brackets);
 #else
-  w = collapse_latin1_scalar(units, n, out, prev_space, brackets, 0);
+  w = collapse_scalar(units, n, out, prev_space, brackets);
 #endif
   if (w != 0 && prev_space) --w;  // a trailing run left one ' '
   return w;
@@ -256,7 +248,7 @@ void collapse(const Unit* units, size_t n, Out& out) {
     w = collapse_latin1_raw(units, n, out.data(), nullptr);
   } else {
     bool prev_space = true;  // as if after whitespace: leading runs are dropped
-    w = collapse_scalar<Unit, Out>(units, n, out.data(), prev_space);
+    w = collapse_scalar(units, n, out.data(), prev_space);
     if (w != 0 && prev_space) --w;  // a trailing run left one ' '
   }
   out.resize(w);
@@ -274,9 +266,8 @@ bool is_collapsed(const uint8_t* units, size_t n) {
   bool prev_space = false;
   size_t i = 0;
 #if GAIA_EVIDENCE_X86
-  static const bool fast = has_avx2();
   // The blocks that pass; the rest (a failing block included) is checked one by one.
-  if (fast) i = collapsed_prefix_avx2(units, n, prev_space);
+  if (avx2()) i = collapsed_prefix_avx2(units, n, prev_space);
 #endif
   for (; i < n; ++i) {
     const bool sp = space(units[i]);
@@ -286,11 +277,6 @@ bool is_collapsed(const uint8_t* units, size_t n) {
   return true;
 }
 
-std::string collapse_latin1(const uint8_t* units, size_t n) {
-  std::string out;
-  collapse(units, n, out);
-  return out;
-}
 void collapse_into(const uint8_t* units, size_t n, std::u32string& out) {
   collapse(units, n, out);
 }
@@ -367,8 +353,7 @@ int64_t search_pair_filter(const unsigned char* hb, const unsigned char* pb, int
                            int64_t from, int64_t to, Confirm& confirmed) {
   int64_t i = from;
 #if GAIA_EVIDENCE_X86
-  static const bool fast = has_avx2();
-  if (fast) {
+  if (avx2()) {
     for (;;) {
       uint32_t mask = 0;
       i = pair_blocks_avx2(hb, pb[0], pb[m - 1], m, i, to, mask);
@@ -780,12 +765,6 @@ Span ChunkLocator::next(const std::u32string& chunk, bool piece) {
   });
 }
 
-Span ChunkLocator::next_latin1(std::string_view chunk, bool piece) {
-  return step(static_cast<int64_t>(chunk.size()), piece, [&](int64_t from, int64_t to) {
-    return doc_.text().find_latin1(chunk, from, to);
-  });
-}
-
 Span ChunkLocator::next_latin1_raw(std::string_view raw, bool piece,
                                    std::string& scratch) {
   const auto find_in = [this](std::string_view needle) {
@@ -884,13 +863,6 @@ std::vector<Resolution> resolve_quotes(const Document& doc,
   return out;
 }
 
-bool uses_avx2() {
-#if GAIA_EVIDENCE_X86
-  static const bool fast = has_avx2();
-  return fast;
-#else
-  return false;
-#endif
-}
+bool uses_avx2() { return avx2(); }
 
 }  // namespace gaia::evidence

@@ -26,7 +26,7 @@ class Haystack {
   // each byte is one code point (U+0000-U+00FF)
   explicit Haystack(std::string_view latin1);
   explicit Haystack(std::u32string text);
-  // The whitespace-normalized text of Latin-1 `units` (collapse_latin1), written once
+  // The whitespace-normalized text of Latin-1 `units` (collapse_into), written once
   // into its own buffer; `brackets` (optional) gets the offset of every '[' in it.
   static Haystack collapsed_latin1(const uint8_t* units, size_t n,
                                    std::vector<int64_t>* brackets);
@@ -67,15 +67,13 @@ int64_t find(const std::u32string& hay, const std::u32string& needle, int64_t fr
 // the same text as text::normalize_whitespace(...).text (the same is_space), in one
 // pass and without the offset map, which the evidence kernel has no use for. `out` is
 // overwritten, so a caller can reuse one buffer for many strings.
-std::string collapse_latin1(const uint8_t* units, size_t n);
-// True when the units are already normalized (a chunker's " ".join(words)): no
-// whitespace but single ' ' between non-space code points. Such a chunk is searched
-// as it is, without a normalized copy.
-bool is_collapsed(const uint8_t* units, size_t n);
 void collapse_into(const uint8_t* units, size_t n, std::string& out);
 void collapse_into(const uint8_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint16_t* units, size_t n, std::u32string& out);
 void collapse_into(const uint32_t* units, size_t n, std::u32string& out);
+// True when the units are already normalized (a chunker's " ".join(words)): no
+// whitespace but single ' ' between non-space code points.
+bool is_collapsed(const uint8_t* units, size_t n);
 
 struct PageMarker {
   int64_t offset;  // where "[Page N]" starts in the normalized text
@@ -142,9 +140,9 @@ class ChunkLocator {
  public:
   explicit ChunkLocator(const Document& doc) : doc_(doc) {}
   Span next(const std::u32string& chunk, bool piece);
-  Span next_latin1(std::string_view chunk, bool piece);  // Latin-1, one byte each
-  // A Latin-1 chunk not yet normalized (`scratch`: a buffer for its normalized copy,
-  // reused across calls); the same span as next_latin1 of its normalized text.
+  // A Latin-1 chunk (one byte per code point), normalized or not (`scratch`: a buffer
+  // for its normalized copy, reused across calls); the same span as next() of its
+  // normalized text.
   Span next_latin1_raw(std::string_view raw, bool piece, std::string& scratch);
 
  private:
