@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from gaia_eval.core.models import ResultModel as _Model
 from gaia_eval.core.runmeta import RunMeta
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-        serialize_by_alias=True,
-        use_attribute_docstrings=True,
-    )
 
 
 class BenchRowModel(_Model):

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from gaia_eval.core.models import ResultModel as _Model
 
 Outcome = Literal["correct", "raised", "silent-empty", "silent-wrong"]
 HazardStatus = Literal["pass", "fail", "not-run"]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-        serialize_by_alias=True,
-        use_attribute_docstrings=True,
-    )
 
 
 class Environment(_Model):
