@@ -127,12 +127,21 @@ def test_errors_map_to_documented_exit_codes(
         assert errors.exit_code_for(behaviour) == code
 
 
-def test_a_bug_is_not_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Non-gaia exceptions keep their traceback (exit 1 from Python), never a fake code."""
+def test_a_bug_exits_70_with_one_line_and_a_saved_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A non-gaia exception is a bug: exit 70 (never 1, which means a gate failed), one
+    line on stderr saying so and where the traceback was saved."""
+    from gaia_eval.core import runloop
+
     monkeypatch.setattr(cli, "_command_modules", lambda: [fake_command(ZeroDivisionError("x"))])
-    with pytest.raises(ZeroDivisionError):
-        cli.main(["fake"])
-    assert errors.exit_code_for(ZeroDivisionError()) == errors.EXIT_INTERNAL
+    monkeypatch.setitem(runloop.current_run_dir, "dir", tmp_path)
+    assert cli.main(["fake"]) == errors.EXIT_INTERNAL
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bug in gaia-eval" in err[0]
+    (saved,) = tmp_path.glob("gaia-eval-crash-*.txt")
+    assert str(saved) in err[0]
+    assert "ZeroDivisionError: x" in saved.read_text()
 
 
 def test_listing_honours_available(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -200,3 +200,25 @@ def test_model_without_a_version_field_is_a_programming_error(tmp_path: Path) ->
 
     with pytest.raises(TypeError, match="Plain has no integer 'schema' field"):
         results_io.read_model(write(tmp_path / "p.json", {"schema": 1, "value": 1}), Plain)
+
+
+def test_scrub_hook_fails_closed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """When the scrubber cannot load, nothing is written (the identity hook would leak)."""
+    import importlib
+
+
+    previous = results_io.set_scrub_hook(results_io._identity)
+    real = importlib.import_module
+
+    def broken(name: str, *a: object) -> object:
+        if name == "gaia_eval.scrub":
+            raise ImportError("the native core is missing")
+        return real(name, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(results_io.importlib, "import_module", broken)
+    try:
+        with pytest.raises(LeakError, match="could not load"):
+            results_io.write_text(tmp_path / "a.md", "hello")
+        assert not (tmp_path / "a.md").exists()
+    finally:
+        results_io.set_scrub_hook(previous)

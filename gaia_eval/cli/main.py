@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 
 from gaia_eval import __version__
-from gaia_eval.core.errors import EXIT_INVALID, GaiaEvalError, exit_code_for
+from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
 
 
 def _command_modules() -> list[ModuleType]:
@@ -55,7 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from gaia_eval.cli._runflags import expand_resume
+
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    try:
+        argv = expand_resume(argv)
+    except GaiaEvalError as err:
+        return _fail(err)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
@@ -63,11 +72,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args))
     except GaiaEvalError as err:
-        print(f"gaia-eval: error: {err}", file=sys.stderr)
+        return _fail(err)
+    except KeyboardInterrupt as err:
+        print("gaia-eval: interrupted; everything finished is saved", file=sys.stderr)
         return exit_code_for(err)
-    except KeyboardInterrupt:
-        print("gaia-eval: interrupted", file=sys.stderr)
-        return 130
+    except Exception as err:  # a bug: one line, the traceback saved, exit 70
+        return _internal(err)
+
+
+def _say(text: str) -> None:
+    """Print to stderr through the scrubber (a message may quote a user's secret)."""
+    from gaia_eval.core.results_io import scrub_text
+
+    try:
+        text = scrub_text(text)
+    except Exception:  # the scrubber itself failed: say nothing it could not check
+        text = "gaia-eval: error (message withheld: the secret scrubber failed on it)"
+    print(text, file=sys.stderr)
+
+
+def _fail(err: GaiaEvalError) -> int:
+    _say(f"gaia-eval: error: {err}")
+    return exit_code_for(err)
+
+
+def _internal(err: BaseException) -> int:
+    import tempfile
+    import traceback
+
+    from gaia_eval.core.results_io import write_text
+    from gaia_eval.core.runloop import current_run_dir
+
+    folder = current_run_dir.get("dir") or Path(tempfile.gettempdir())
+    path = folder / f"gaia-eval-crash-{os.getpid()}.txt"
+    text = "".join(traceback.format_exception(err))
+    try:
+        write_text(path, text)
+        where = f"the traceback is in {path}"
+    except Exception:
+        where = "the traceback could not be saved"
+    _say(
+        f"gaia-eval: internal error ({type(err).__name__}); this is a bug in gaia-eval, "
+        f"please report it; {where}"
+    )
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

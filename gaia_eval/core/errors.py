@@ -10,7 +10,8 @@ Exit codes (the README has the same table):
 | 3 | not comparable (gate refused), or a run stopped by an infrastructure outage |
 | 4 | another eval holds the machine-wide eval lock (the message names it) |
 | 5 | a secret survived scrubbing, so the write was refused |
-| 70 | an internal error (a bug in gaia_eval) |
+| 70 | an internal error (a bug in gaia_eval); the traceback is saved, its path printed |
+| 130 | interrupted (Ctrl-C); 143 for SIGTERM; everything finished is saved |
 """
 
 from __future__ import annotations
@@ -70,10 +71,20 @@ class GateFailedError(GaiaEvalError):
     exit_code = EXIT_GATE_FAILED
 
 
+class Terminated(KeyboardInterrupt):
+    """A termination signal (SIGTERM) arrived: unwind like Ctrl-C so finished work is saved."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def exit_code_for(err: BaseException) -> int:
     """The documented exit code for an exception that reached the CLI."""
     if isinstance(err, GaiaEvalError):
         return err.exit_code
+    if isinstance(err, Terminated):
+        return 128 + err.signum
     if isinstance(err, KeyboardInterrupt):
         return 130
     return EXIT_INTERNAL

@@ -49,13 +49,26 @@ def scrub_text(text: str) -> str:
 
 
 def _ensure_scrubber() -> None:
-    # Importing the scrub package installs its hook; absent (early builds), the identity
-    # hook stays. Imported lazily to keep the native core off the CLI's import path.
+    # Importing the scrub package installs its hook. It is imported lazily, to keep the
+    # native core off the CLI's import path. If it cannot load, nothing may be written:
+    # the identity hook would let every secret through (fail closed).
+    if _hook["scrub"] is not _identity:
+        return
     try:
         importlib.import_module("gaia_eval.scrub")
-    except ModuleNotFoundError as err:
-        if err.name != "gaia_eval.scrub":
-            raise
+    except Exception as err:
+        from gaia_eval.core.errors import LeakError
+
+        msg = (
+            f"the secret scrubber could not load ({type(err).__name__}: {err}); nothing was "
+            "written. Rebuild the native core (`nox -s native`) and run again"
+        )
+        raise LeakError(msg) from err
+    if _hook["scrub"] is _identity:
+        from gaia_eval.core.errors import LeakError
+
+        msg = "the secret scrubber did not install its hook; nothing was written"
+        raise LeakError(msg)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -151,7 +164,21 @@ def read_model(
     order until the model's current version. A newer or unknown version is refused.
     """
     path = Path(path)
-    data = read_json(path)
+    return model_from_data(
+        read_json(path), model, source=str(path), migrations=migrations, schema_field=schema_field
+    )
+
+
+def model_from_data(
+    data: Any,
+    model: type[M],
+    *,
+    source: str,
+    migrations: Mapping[int, Migration] | None = None,
+    schema_field: str = "schema",
+) -> M:
+    """`read_model` for a document already in memory; `source` names it in messages."""
+    path = source
     if not isinstance(data, dict):
         msg = f"{path}: expected a JSON object at the top level, got {type(data).__name__}"
         raise InvalidInputError(msg)

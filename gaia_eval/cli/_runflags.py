@@ -1,0 +1,188 @@
+"""The run flags every suite shares, and the one way a suite command runs on the engine.
+
+`add_run_flags` adds --out, --resume, --shard, --gate, --tolerance, --keep-temp to a suite's
+parser; `run_suite` turns them into a RunRequest, runs the suite on core.runloop and prints
+the short terminal summary with the paths of results.json, report.md and report.html.
+`expand_resume` lets `gaia-eval SUITE --resume DIR` alone re-run a stopped run under its own
+recorded command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from gaia_eval.core.errors import InvalidInputError
+
+
+def finite(text: str) -> float:
+    """argparse type: a finite float (nan and inf are refused)."""
+    try:
+        value = float(text)
+    except ValueError as err:
+        msg = f"expected a number, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from err
+    if not math.isfinite(value):
+        msg = f"expected a finite number, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def non_negative(text: str) -> float:
+    value = finite(text)
+    if value < 0:
+        msg = f"expected a number >= 0, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None:
+    """The shared flags, in one argument group."""
+    g = parser.add_argument_group("run (every suite)")
+    g.add_argument(
+        "--out",
+        type=Path,
+        help="run folder (default eval/results/<suite>-<timestamp>); must be new or empty",
+    )
+    g.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="finish the run in DIR: runs only items without a result, under its recorded "
+        "settings (exit 3 when the code or settings changed)",
+    )
+    g.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run shard I of N (a stable hash of item ids); join shards with `gaia-eval merge`",
+    )
+    g.add_argument(
+        "--keep-temp",
+        action="store_true",
+        help="keep the run's temporary work folder (its path is in results.json setup._temp)",
+    )
+    if gate:
+        g.add_argument(
+            "--gate",
+            metavar="BASELINE",
+            help="gate against a baseline: a results.json, a run folder, or a shipped name "
+            "(`builtin:SUITE/NAME`, listed by `gaia-eval baselines`)",
+        )
+        g.add_argument(
+            "--tolerance",
+            type=non_negative,
+            help="allowed metric drop, overriding each rule's default (finite, >= 0)",
+        )
+
+
+def resolve_baseline(spec: str) -> tuple[Path, str]:
+    """(path, label) of a --gate value: a file, a run folder, or `builtin:SUITE/NAME`."""
+    if spec.startswith("builtin:"):
+        from importlib import resources
+
+        name = spec.removeprefix("builtin:").strip("/")
+        root = Path(str(resources.files("gaia_eval") / "baselines"))
+        path = (root / f"{name}.json").resolve()
+        if root.resolve() not in path.parents or not path.is_file():
+            shipped = sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.json"))
+            msg = f"--gate {spec}: no such shipped baseline; shipped: {', '.join(shipped)}"
+            raise InvalidInputError(msg)
+        return path, spec
+    path = Path(spec)
+    if path.is_dir():
+        path = path / "results.json"
+    return path, spec
+
+
+def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> object:
+    """The RunRequest the shared flags ask for."""
+    from gaia_eval.core.runloop import RunRequest, Shard
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    baseline, label = (None, None)
+    if getattr(args, "gate", None):
+        baseline, label = resolve_baseline(args.gate)
+    return RunRequest(
+        command="gaia-eval " + shlex.join(argv),
+        argv=argv,
+        out=args.out,
+        resume=args.resume,
+        shard=Shard.parse(args.shard) if args.shard else None,
+        baseline=baseline,
+        baseline_label=label,
+        tolerance=getattr(args, "tolerance", None),
+        keep_temp=args.keep_temp,
+    )
+
+
+def run_suite(suite: object, args: argparse.Namespace) -> int:
+    """Run a configured suite with the shared flags; print the summary; the exit code."""
+    from gaia_eval.core import runloop
+    from gaia_eval.core.report import terminal_summary
+    from gaia_eval.core.suite import Suite
+
+    assert isinstance(suite, Suite)
+    req = request(args)
+    assert isinstance(req, runloop.RunRequest)
+    outcome = runloop.run(suite, req)
+    for line in terminal_summary(type(suite), outcome.envelope):
+        print(line)
+    for kind, path in outcome.paths.items():
+        print(f"  {kind}: {path}")
+    return outcome.exit_code
+
+
+def expand_resume(argv: Sequence[str]) -> list[str]:
+    """`gaia-eval CMD --resume DIR [more]` -> the recorded command line of the run in DIR
+    with `--resume DIR` (and any flags given now) appended; other argv pass through."""
+    argv = list(argv)
+    if "--resume" not in argv and not any(a.startswith("--resume=") for a in argv):
+        return argv
+    folder: str | None = None
+    rest: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--resume":
+            folder = next(it, None)
+        elif arg.startswith("--resume="):
+            folder = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    if folder is None:
+        return argv  # argparse reports the missing value
+    results = Path(folder) / "results.json"
+    if not results.is_file():
+        return argv  # the run loop names the problem
+    from gaia_eval.core.results_io import read_json
+
+    data = read_json(results)
+    header = data.get("header") if isinstance(data, dict) else None
+    run = header.get("run") if isinstance(header, dict) else None
+    recorded = run.get("argv") if isinstance(run, dict) else None
+    if (
+        not isinstance(recorded, list)
+        or not recorded
+        or not all(isinstance(a, str) for a in recorded)
+    ):
+        return argv
+    if rest and rest[0] != recorded[0]:
+        msg = (
+            f"--resume {folder}: that folder holds a `gaia-eval {recorded[0]}` run, "
+            f"not `gaia-eval {rest[0]}`"
+        )
+        raise InvalidInputError(msg)
+    from gaia_eval.core.runloop import strip_run_dir_flags
+
+    base = strip_run_dir_flags(recorded)
+    changed = [a for a in rest if a not in recorded]
+    if changed:
+        msg = (
+            f"--resume {folder} runs under the run's recorded command line "
+            f"(gaia-eval {shlex.join(base)}); drop {shlex.join(changed)}, or start a new run"
+        )
+        raise InvalidInputError(msg)
+    return [*base, "--resume", folder]

@@ -1,0 +1,272 @@
+"""The one gate engine: a run against a baseline, by rules each suite declares as data.
+
+1. A baseline that did not complete, or measured nothing, is refused (exit 2) -- before
+   the run, by the run loop, so no minutes are spent on a run that cannot be gated.
+2. Unlike runs are refused (NotComparableError, exit 3) naming the field that differs:
+   suite, tier, system, embedder, model, judge, the item definitions, any setting.
+3. An incomplete current run fails; a crashed item fails; a baseline item missing from
+   this run fails.
+4. Metrics: each gated metric may move against its good direction by at most the allowed
+   change, the largest of the rule's absolute tolerance (or `--tolerance`), its relative
+   share of the baseline value, and `widen_items / n` ("1.5 items on small sets"). A metric
+   missing now fails; one the baseline lacks is reported as not gated.
+5. Item checks: every change is listed (both directions); a pass -> fail of a check whose
+   rule says must-still-pass fails, and so does such a check absent now.
+6. The suite's own extra rules (gate_extra) add failures and notes.
+A run compared with itself passes at tolerance 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from gaia_eval.core.errors import InvalidInputError, NotComparableError
+from gaia_eval.core.results import Envelope, Flip, MetricCheck, Verdict
+
+if TYPE_CHECKING:
+    from gaia_eval.core.suite import Suite
+
+# Float slack so equal metrics written with a few decimals never fail on rounding.
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class MetricRule:
+    """How far a metric (selected by an fnmatch pattern) may move."""
+
+    pattern: str
+    higher_is_better: bool = True
+    absolute: float | None = None
+    """Allowed change; None takes the run's --tolerance, else GateRules.default_tolerance."""
+    relative: float | None = None
+    """Allowed change as a share of the baseline value (0.1: 10%)."""
+    widen_items: float | None = None
+    """Allowed change of at least widen_items / n (n: the metric's item count now)."""
+
+
+@dataclass(frozen=True)
+class CheckRule:
+    """What a change of an item check (selected by pattern on the check name) means."""
+
+    pattern: str
+    must_still_pass: bool = True
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """A suite's gate, as data."""
+
+    metrics: tuple[MetricRule, ...] = ()
+    checks: tuple[CheckRule, ...] = ()
+    default_tolerance: float = 0.0
+
+
+def check_tolerance(value: float | None, flag: str = "--tolerance") -> float | None:
+    """A tolerance is a finite number >= 0 (exit 2 otherwise)."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < 0:
+        msg = f"{flag} must be a finite number >= 0, got {value}"
+        raise InvalidInputError(msg)
+    return value
+
+
+def check_baseline(baseline: Envelope, label: str) -> None:
+    """Refuse a baseline that cannot gate anything (exit 2 naming the file)."""
+    if not baseline.header.complete:
+        msg = (
+            f"{label}: the baseline comes from a run that did not complete "
+            f"(header.complete is false: {'; '.join(baseline.header.errors) or 'interrupted'}); "
+            "gate against the results.json of a finished run"
+        )
+        raise InvalidInputError(msg)
+    if not baseline.measured():
+        msg = f"{label}: the baseline measured nothing (no item has a result); it cannot gate"
+        raise InvalidInputError(msg)
+
+
+def refuse_unlike(suite: type[Suite], baseline: Envelope, current: Envelope, label: str) -> None:
+    """NotComparableError naming the first field that differs."""
+    before = suite.comparable_fields(baseline.header)
+    after = suite.comparable_fields(current.header)
+    for key in sorted(set(before) | set(after)):
+        if before.get(key) != after.get(key):
+            msg = (
+                f"not comparable with {label}: {key} is {before.get(key)!r} in the baseline "
+                f"and {after.get(key)!r} in this run; gate against a baseline of the same "
+                "settings (or capture a new baseline from a real run)"
+            )
+            raise NotComparableError(msg)
+
+
+def _allowed(
+    rule: MetricRule, baseline: float, n: int | None, tolerance: float | None, default: float
+) -> tuple[float, str]:
+    absolute = rule.absolute if rule.absolute is not None else default
+    if tolerance is not None:
+        absolute = tolerance
+    parts = [(absolute, f"{absolute:g}")]
+    if rule.relative is not None:
+        parts.append((abs(baseline) * rule.relative, f"{rule.relative:g}*|{baseline:g}|"))
+    if rule.widen_items is not None and n:
+        parts.append((rule.widen_items / n, f"{rule.widen_items:g}/{n}"))
+    allowed = max(p[0] for p in parts)
+    text = parts[0][1] if len(parts) == 1 else f"max({', '.join(p[1] for p in parts)})"
+    return allowed, f"{text} = {allowed:.4f}"
+
+
+def _rule_for(rules: tuple[MetricRule, ...], name: str) -> MetricRule | None:
+    return next((r for r in rules if fnmatchcase(name, r.pattern)), None)
+
+
+def _check_rule(rules: tuple[CheckRule, ...], name: str) -> CheckRule | None:
+    return next((r for r in rules if fnmatchcase(name, r.pattern)), None)
+
+
+def compare(
+    suite: type[Suite],
+    baseline: Envelope,
+    current: Envelope,
+    *,
+    tolerance: float | None = None,
+    label: str = "the baseline",
+) -> Verdict:
+    """Gate `current` against `baseline`; raises NotComparableError for unlike runs."""
+    tolerance = check_tolerance(tolerance)
+    check_baseline(baseline, label)
+    refuse_unlike(suite, baseline, current, label)
+    rules = suite.gate_rules()
+    verdict = Verdict(
+        passed=False,
+        baseline=label,
+        baseline_commit=baseline.header.run.commit,
+        baseline_started=baseline.header.run.started,
+        tolerance=tolerance,
+    )
+    head = current.header
+    if not head.complete:
+        why = "; ".join(head.errors) or (
+            "interrupted" if head.interrupted else f"{head.infra_errors} unmeasured"
+        )
+        verdict.failures.append(f"the current run did not complete: {why}")
+    now = current.records()
+    for rec in current.items:
+        if rec.status == "error":
+            verdict.failures.append(f"{suite.item_noun} {rec.id} crashed: {rec.error}")
+    asked = set(head.item_ids) if head.item_ids else None
+    for rec in baseline.items:
+        if rec.status == "infra_error" or rec.id in now:
+            continue
+        if asked is not None and rec.id not in asked:
+            continue  # a shard or filtered run is gated on what it was asked to run
+        verdict.missing_items.append(rec.id)
+    if verdict.missing_items:
+        verdict.failures.append(
+            f"{len(verdict.missing_items)} baseline {suite.item_noun}(s) not run: "
+            + ", ".join(verdict.missing_items[:20])
+            + (" ..." if len(verdict.missing_items) > 20 else "")
+        )
+    _gate_metrics(
+        suite,
+        rules=rules,
+        baseline=baseline,
+        current=current,
+        tolerance=tolerance,
+        verdict=verdict,
+    )
+    _gate_checks(
+        suite,
+        rules=rules,
+        baseline=baseline,
+        current=current,
+        asked=asked,
+        verdict=verdict,
+    )
+    failures, notes = suite.gate_extra(baseline, current)
+    verdict.failures.extend(failures)
+    verdict.notes.extend(notes)
+    verdict.passed = not verdict.failures
+    return verdict
+
+
+def _gate_metrics(
+    suite: type[Suite],
+    *,
+    rules: GateRules,
+    baseline: Envelope,
+    current: Envelope,
+    tolerance: float | None,
+    verdict: Verdict,
+) -> None:
+    before = suite.gate_metrics(baseline)
+    after = suite.gate_metrics(current)
+    for name, old in before.items():
+        rule = _rule_for(rules.metrics, name)
+        if rule is None or old.value is None:
+            continue
+        new = after.get(name)
+        n = new.n if new is not None else old.n
+        allowed, text = _allowed(rule, old.value, n, tolerance, rules.default_tolerance)
+        value = new.value if new is not None else None
+        if value is None:
+            ok = False
+        elif rule.higher_is_better:
+            ok = value >= old.value - allowed - _EPS
+        else:
+            ok = value <= old.value + allowed + _EPS
+        verdict.metrics.append(
+            MetricCheck(
+                name=name,
+                baseline=old.value,
+                current=value,
+                allowed=round(allowed, 6),
+                rule=text,
+                passed=ok,
+            )
+        )
+        if value is None:
+            verdict.failures.append(f"{name} is in the baseline but missing now")
+        elif not ok:
+            word = "dropped" if rule.higher_is_better else "rose"
+            verdict.failures.append(
+                f"{name} {word} {old.value:.4f} -> {value:.4f} (allowed {text})"
+            )
+    for name in after:
+        if name not in before and _rule_for(rules.metrics, name) is not None:
+            verdict.not_gated.append(name)
+    if verdict.not_gated:
+        verdict.notes.append(
+            "measured now but not in the baseline: " + ", ".join(verdict.not_gated)
+        )
+
+
+def _gate_checks(
+    suite: type[Suite],
+    *,
+    rules: GateRules,
+    baseline: Envelope,
+    current: Envelope,
+    asked: set[str] | None,
+    verdict: Verdict,
+) -> None:
+    before = suite.gate_checks(baseline)
+    after = suite.gate_checks(current)
+    missing = set(verdict.missing_items)
+    for key in sorted(set(before) | set(after)):
+        item, check = key
+        if asked is not None and item not in asked:
+            continue
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        rule = _check_rule(rules.checks, check)
+        gated = rule is not None and rule.must_still_pass
+        verdict.flips.append(Flip(item=item, check=check, before=old, after=new, gated=gated))
+        if gated and old is True and new is not True and item not in missing:
+            state = "absent now" if new is None else "fails now"
+            verdict.failures.append(
+                f"{suite.item_noun} {item}: {check} passed in the baseline, {state}"
+            )

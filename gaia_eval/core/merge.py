@@ -1,0 +1,137 @@
+"""Join shard (or resumed) runs of one suite into one result that gates like a single run.
+
+Refused (NotComparableError, exit 3, naming the run): runs of different suites or
+settings, runs of different item sets, an item measured in two runs, and -- when the
+inputs are shards -- a missing or repeated shard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from gaia_eval.core import gate as gate_engine
+from gaia_eval.core.errors import InvalidInputError, NotComparableError
+from gaia_eval.core.report import render_html, render_markdown
+from gaia_eval.core.results import Envelope, ItemRecord, load_envelope
+from gaia_eval.core.results_io import write_json, write_text
+from gaia_eval.core.runloop import ITEM_LOG, RESULTS, append_record, check_out_dir, load_baseline
+from gaia_eval.core.suite import Suite, legacy_converters, suite_class
+
+
+def _load(folder: Path) -> Envelope:
+    path = folder / RESULTS if folder.is_dir() else folder
+    return load_envelope(path, legacy=legacy_converters())
+
+
+def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], Envelope]:
+    """The merged envelope of `runs` (label, envelope), checked as the module says."""
+    if len(runs) < 2:
+        msg = "merge needs at least two runs"
+        raise InvalidInputError(msg)
+    first_label, first = runs[0]
+    cls = suite_class(first.header.suite)
+    want = cls.comparable_fields(first.header)
+    for label, env in runs[1:]:
+        got = cls.comparable_fields(env.header)
+        for key in sorted(set(want) | set(got)):
+            if want.get(key) != got.get(key):
+                msg = (
+                    f"cannot merge {label} with {first_label}: {key} is {got.get(key)!r} there "
+                    f"and {want.get(key)!r} in {first_label}; merge only runs of one setting"
+                )
+                raise NotComparableError(msg)
+    _check_shards(runs)
+    owner: dict[str, str] = {}
+    items: list[ItemRecord] = []
+    asked: list[str] = []
+    for label, env in runs:
+        asked += [i for i in env.header.item_ids if i not in asked]
+        for rec in env.items:
+            if rec.status == "infra_error":
+                continue
+            if rec.id in owner:
+                msg = (
+                    f"cannot merge: {cls.item_noun} {rec.id!r} was measured in both "
+                    f"{owner[rec.id]} and {label}"
+                )
+                raise NotComparableError(msg)
+            owner[rec.id] = label
+            items.append(rec)
+    # Unmeasured records stay visible unless another run measured the item.
+    for _label, env in runs:
+        items += [r for r in env.items if r.status == "infra_error" and r.id not in owner]
+    head = first.header
+    shards = sorted({e.header.shard for _, e in runs if e.header.shard})
+    durations = [e.header.run.duration_s or 0.0 for _, e in runs]
+    header = head.model_copy(
+        update={
+            "shard": None,
+            "shards": shards,
+            "item_ids": asked,
+            "errors": [err for _, e in runs for err in e.header.errors],
+            "interrupted": any(e.header.interrupted for _, e in runs),
+            "run": head.run.model_copy(update={"duration_s": round(sum(durations), 3)}),
+        }
+    )
+    measured = {r.id for r in items if r.status != "infra_error"}
+    header.complete = all(e.header.complete for _, e in runs) and all(i in measured for i in asked)
+    header.infra_errors = sum(1 for r in items if r.status == "infra_error")
+    header.item_errors = sum(1 for r in items if r.status == "error")
+    header.commits = sorted({r.commit for r in items if r.commit})
+    env = Envelope(header=header, items=items, setup=dict(first.setup))
+    env.summary = cls.summarise(env).model_dump(mode="json", by_alias=True)
+    return cls, env
+
+
+def _check_shards(runs: Sequence[tuple[str, Envelope]]) -> None:
+    shards = [(label, env.header.shard) for label, env in runs]
+    if not any(s for _, s in shards):
+        return
+    counts = set()
+    seen: dict[int, str] = {}
+    for label, shard in shards:
+        if shard is None:
+            msg = f"cannot merge: {label} is not a shard but the other runs are"
+            raise NotComparableError(msg)
+        index, count = (int(x) for x in shard.split("/"))
+        counts.add(count)
+        if index in seen:
+            msg = f"cannot merge: shard {shard} appears twice ({seen[index]} and {label})"
+            raise NotComparableError(msg)
+        seen[index] = label
+    if len(counts) != 1:
+        msg = f"cannot merge shards of different splits: {sorted(s for _, s in shards if s)}"
+        raise NotComparableError(msg)
+    (count,) = counts
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in seen]
+    if missing:
+        msg = f"cannot merge: shard(s) {', '.join(missing)} missing; run them and merge again"
+        raise NotComparableError(msg)
+
+
+def merge(
+    folders: Sequence[Path],
+    out: Path,
+    *,
+    baseline: Path | None = None,
+    baseline_label: str | None = None,
+    tolerance: float | None = None,
+) -> tuple[Envelope, dict[str, Path], type[Suite]]:
+    """Merge run folders into `out` (results.json, items.jsonl, report.md, report.html)."""
+    check_out_dir(out, resuming=False)
+    runs = [(str(f), _load(f)) for f in folders]
+    cls, env = merge_envelopes(runs)
+    if baseline is not None:
+        label = baseline_label or str(baseline)
+        env.verdict = gate_engine.compare(
+            cls, load_baseline(baseline, label, cls), env, tolerance=tolerance, label=label
+        )
+    for rec in env.items:
+        append_record(out / ITEM_LOG, rec)
+    paths = {
+        "results": write_json(out / RESULTS, env),
+        "report": write_text(out / "report.md", render_markdown(cls, env)),
+        "html": write_text(out / "report.html", render_html(cls, env)),
+    }
+    return env, paths, cls

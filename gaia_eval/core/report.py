@@ -1,0 +1,286 @@
+"""The one report writer: report.md and a self-contained report.html for every suite.
+
+The standard header comes first in both, in the order a reader needs it: what makes the
+numbers untrustworthy (run errors, infrastructure errors and unmeasured items, an
+interrupted run, mixed commits), then the gate's verdict with every flipped item, then the
+suite's headline numbers. Suites add sections made of blocks (paragraphs, tables, charts);
+the same blocks render to markdown and to HTML. The HTML has no scripts and loads nothing:
+charts are inline SVG, so the file reads offline and in any browser.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gaia_eval.core.results import Envelope, Verdict
+
+if TYPE_CHECKING:
+    from gaia_eval.core.suite import Suite
+
+
+@dataclass(frozen=True)
+class Para:
+    """A paragraph of markdown-light text (`code` spans and **bold** are kept)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    caption: str | None = None
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An inline SVG picture (HTML only); markdown shows `alt` instead."""
+
+    svg: str
+    alt: str
+
+
+Block = Para | Bullets | Table | Chart
+
+
+@dataclass
+class Section:
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A number for a table cell; missing is an en dash."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+# ---- the standard header -----------------------------------------------------------------
+
+
+def _trust_section(env: Envelope, noun: str) -> Section | None:
+    head = env.header
+    lines: list[str] = []
+    done = sum(1 for r in env.items if r.status != "infra_error")
+    asked = len(head.item_ids) or head.items_total
+    if head.interrupted:
+        lines.append(f"**Interrupted after {done} of {asked} {noun}s**; resume with `--resume`.")
+    elif not head.complete:
+        lines.append(f"**The run did not complete**: {done} of {asked} {noun}s measured.")
+    for err in head.errors:
+        lines.append(f"run error: {err}")
+    unmeasured = [r for r in env.items if r.status == "infra_error"]
+    if unmeasured:
+        lines.append(
+            f"**{len(unmeasured)} {noun}(s) unmeasured** (infrastructure, never scored): "
+            + "; ".join(f"`{r.id}`: {r.error}" for r in unmeasured[:10])
+        )
+    crashed = [r for r in env.items if r.status == "error"]
+    if crashed:
+        lines.append(
+            f"**{len(crashed)} {noun}(s) crashed** in the system under test: "
+            + "; ".join(f"`{r.id}`: {r.error}" for r in crashed[:10])
+        )
+    if head.mixed_commits:
+        lines.append(
+            "**Mixed commits**: items were measured by " + ", ".join(c[:12] for c in head.commits)
+        )
+    if head.shard:
+        lines.append(f"This is shard {head.shard}; `gaia-eval merge` joins the shards.")
+    if not lines:
+        return None
+    return Section("Infrastructure and unmeasured", [Bullets(lines)])
+
+
+def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
+    """The gate's decision, what it compared, every failure and every flip."""
+    state = "**PASSED**" if verdict.passed else "**FAILED**"
+    against = f"`{verdict.baseline}`"
+    if verdict.baseline_commit:
+        against += f" (commit {verdict.baseline_commit[:12]}, started {verdict.baseline_started})"
+    blocks: list[Block] = [Para(f"Gate {state} against {against}.")]
+    if verdict.failures:
+        blocks.append(Bullets(verdict.failures))
+    if verdict.metrics:
+        rows = [
+            [
+                m.name,
+                fmt(m.baseline, 4),
+                fmt(m.current, 4),
+                m.rule,
+                "pass" if m.passed else "**FAIL**",
+            ]
+            for m in verdict.metrics
+        ]
+        blocks.append(Table(["metric", "baseline", "now", "allowed change", "result"], rows))
+    if verdict.flips:
+
+        def word(v: bool | None) -> str:
+            return "absent" if v is None else ("pass" if v else "fail")
+
+        rows = [
+            [f"`{f.item}`", f.check, word(f.before), word(f.after), "yes" if f.gated else "no"]
+            for f in verdict.flips
+        ]
+        blocks.append(
+            Table([noun, "check", "baseline", "now", "gated"], rows, caption="Flipped checks")
+        )
+    if verdict.notes:
+        blocks.append(Bullets(verdict.notes))
+    return Section("Gate", blocks)
+
+
+def _headline(suite: type[Suite], env: Envelope) -> Section | None:
+    pairs = suite.headline(env)
+    if not pairs:
+        return None
+    return Section("Headline", [Table(["", "value"], [[k, v] for k, v in pairs])])
+
+
+def _run_line(env: Envelope) -> str:
+    head, run = env.header, env.header.run
+    specs = [
+        f"{k} `{v}`"
+        for k, v in (
+            ("system", head.system),
+            ("embedder", head.embedder),
+            ("model", head.model),
+            ("judge", head.judge),
+        )
+        if v
+    ]
+    commit = (run.commit or "none")[:12] + (" (dirty)" if run.dirty else "")
+    dur = f"{run.duration_s:.1f} s" if run.duration_s is not None else "–"
+    m = run.machine
+    return (
+        "; ".join(specs)
+        + ("; " if specs else "")
+        + f"started {run.started}, {dur}; gaia-eval {run.package_version}, commit {commit}; "
+        + f"{m.cpu}, {m.logical_cpus} CPUs, {m.ram_gb} GiB, {m.os}"
+    )
+
+
+def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]]:
+    """(title, run line, sections in order) of the whole report."""
+    title = f"{suite.title} — {env.header.tier}"
+    out: list[Section] = []
+    trust = _trust_section(env, suite.item_noun)
+    if trust is not None:
+        out.append(trust)
+    if env.verdict is not None:
+        out.append(verdict_section(env.verdict, suite.item_noun))
+    head = _headline(suite, env)
+    if head is not None:
+        out.append(head)
+    out.extend(suite.report_sections(env))
+    return title, _run_line(env), out
+
+
+# ---- markdown -------------------------------------------------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_block(block: Block) -> list[str]:
+    if isinstance(block, Para):
+        return [block.text, ""]
+    if isinstance(block, Bullets):
+        return [f"- {b}" for b in block.items] + [""]
+    if isinstance(block, Table):
+        out = [f"**{block.caption}**", ""] if block.caption else []
+        out.append("| " + " | ".join(_md_cell(h) or " " for h in block.headers) + " |")
+        out.append("|" + "---|" * len(block.headers))
+        out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+        return [*out, ""]
+    return [f"_{block.alt} (chart in report.html)_", ""]
+
+
+def render_markdown(suite: type[Suite], env: Envelope) -> str:
+    title, run_line, secs = sections(suite, env)
+    lines = [f"# {title}", "", run_line, ""]
+    for sec in secs:
+        lines += [f"## {sec.title}", ""]
+        for block in sec.blocks:
+            lines += _md_block(block)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ---- HTML -----------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.2em}td,th{border:1px solid #ccc;padding:.25em .6em;
+text-align:left;vertical-align:top}th{background:#f2f2f2}code{background:#f5f5f5;padding:0 .2em}
+.fail{color:#b00020;font-weight:bold}.pass{color:#0a7d32}figure{margin:1em 0}figcaption{color:#555}
+"""
+
+
+def _inline(text: str) -> str:
+    """Escape, then render `code` and **bold** (the markdown our blocks use)."""
+    out = html.escape(text)
+    parts = out.split("`")
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    parts = out.split("**")
+    return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def _html_block(block: Block) -> str:
+    if isinstance(block, Para):
+        return f"<p>{_inline(block.text)}</p>"
+    if isinstance(block, Bullets):
+        return "<ul>" + "".join(f"<li>{_inline(b)}</li>" for b in block.items) + "</ul>"
+    if isinstance(block, Table):
+        cap = f"<caption>{_inline(block.caption)}</caption>" if block.caption else ""
+        head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
+        )
+        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<figure>{block.svg}<figcaption>{html.escape(block.alt)}</figcaption></figure>"
+
+
+def render_html(suite: type[Suite], env: Envelope) -> str:
+    title, run_line, secs = sections(suite, env)
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{_inline(run_line)}</p>"]
+    for sec in secs:
+        body.append(f"<h2>{html.escape(sec.title)}</h2>")
+        body += [_html_block(b) for b in sec.blocks]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+# ---- terminal --------------------------------------------------------------------------------
+
+
+def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
+    """A few plain lines for the terminal (not markdown)."""
+    head = env.header
+    done = sum(1 for r in env.items if r.status != "infra_error")
+    asked = len(head.item_ids) or head.items_total
+    lines = [f"{suite.title} ({head.tier}): {done}/{asked} {suite.item_noun}s measured"]
+    if head.interrupted:
+        lines.append("  interrupted; finish it with --resume")
+    if head.infra_errors:
+        lines.append(f"  {head.infra_errors} unmeasured (infrastructure)")
+    if head.item_errors:
+        lines.append(f"  {head.item_errors} crashed in the system under test")
+    for label, value in suite.headline(env):
+        lines.append(f"  {label}: {value}")
+    if env.verdict is not None:
+        state = "passed" if env.verdict.passed else "FAILED"
+        lines.append(f"  gate {state} against {env.verdict.baseline}")
+        lines += [f"    - {f}" for f in env.verdict.failures[:10]]
+    return lines

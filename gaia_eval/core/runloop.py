@@ -1,0 +1,574 @@
+"""The one run loop every suite runs on.
+
+It owns, for every suite: the output folder (checked writable before anything runs), the
+baseline (loaded and checked before the first item), the machine-wide eval lock,
+SIGINT/SIGTERM unwinding, the suite's set-up and tear-down, the item loop with a progress
+bar, saving after every finished item (an append-only `items.jsonl` plus an atomic
+`results.json` snapshot), `--shard i/N`, `--resume DIR`, the gate, and the report files.
+A suite only says how one item runs.
+
+Exit decisions: interrupted -> the interrupt propagates (130, or 143 for SIGTERM) after
+everything finished is written; an infrastructure outage stops the run (exit 3) with the
+resume command; an item that crashed or a failed gate -> 1; otherwise 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gaia_eval.core import gate as gate_engine
+from gaia_eval.core.errors import (
+    EXIT_GATE_FAILED,
+    EXIT_OK,
+    InfrastructureError,
+    InvalidInputError,
+    NotComparableError,
+    Terminated,
+)
+from gaia_eval.core.lock import eval_lock
+from gaia_eval.core.progress import track
+from gaia_eval.core.report import render_html, render_markdown
+from gaia_eval.core.results import (
+    Envelope,
+    Header,
+    ItemRecord,
+    RunInfo,
+    definition_digest,
+    load_envelope,
+)
+from gaia_eval.core.results_io import scrub_text, write_json, write_text
+from gaia_eval.core.runmeta import git_state, machine, now_iso, timestamp_slug
+from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
+
+ITEM_LOG = "items.jsonl"
+RESULTS = "results.json"
+# A results.json snapshot at most this often; the item log is written after every item.
+_SNAPSHOT_EVERY_S = 2.0
+
+# The run folder of the run in progress, for the CLI's crash handler (traceback file).
+current_run_dir: dict[str, Path] = {}
+
+
+# ---- shards -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (1-based, as `--shard 2/4` and JOB_COMPLETION_INDEX + 1)."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        head, sep, tail = text.partition("/")
+        try:
+            index, count = int(head), int(tail)
+        except ValueError:
+            index = count = 0
+        if not sep or count < 1 or not 1 <= index <= count:
+            msg = f"--shard {text!r}: expected i/N with 1 <= i <= N, e.g. --shard 1/4"
+            raise InvalidInputError(msg)
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, item_id: str) -> bool:
+        # A stable hash (never Python's salted hash()): every machine agrees on the split.
+        h = int.from_bytes(hashlib.sha256(item_id.encode("utf-8")).digest()[:8], "big")
+        return h % self.count == self.index - 1
+
+
+# ---- what a run is asked ----------------------------------------------------------------------
+
+
+@dataclass
+class RunRequest:
+    """The flags every suite shares (cli/_runflags.py builds it)."""
+
+    command: str
+    """The command line, for the lock's holder record."""
+    argv: list[str] = field(default_factory=list)
+    out: Path | None = None
+    resume: Path | None = None
+    shard: Shard | None = None
+    baseline: Path | None = None
+    baseline_label: str | None = None
+    tolerance: float | None = None
+    only: Sequence[str] | None = None
+    """Run only these item ids (a filtered run: labelled as such, gated on these)."""
+    keep_temp: bool = False
+    wait_lock: float | None = None
+
+
+@dataclass
+class RunOutcome:
+    envelope: Envelope
+    out_dir: Path
+    exit_code: int
+    paths: dict[str, Path]
+
+
+# ---- the item log ---------------------------------------------------------------------------
+
+
+def append_record(path: Path, record: ItemRecord) -> None:
+    """Append one record as a JSON line, scrubbed, flushed to disk before returning."""
+    line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False, allow_nan=False)
+    data = (scrub_text(line) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_item_log(path: Path) -> list[ItemRecord]:
+    """Records of an item log; a last line cut by a kill is dropped, a bad one elsewhere is
+    an error naming the line. Later records of one id replace earlier ones (a resume)."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes().decode("utf-8", errors="replace").split("\n")
+    records: dict[str, ItemRecord] = {}
+    for n, line in enumerate(raw, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = ItemRecord.model_validate(json.loads(line))
+        except (ValueError, ValidationError) as err:
+            if n >= len(raw) - 1:  # the torn last line of a killed run
+                break
+            msg = f"{path}: line {n} is not an item record ({err}); the log is damaged"
+            raise InvalidInputError(msg) from err
+        records.pop(rec.id, None)
+        records[rec.id] = rec
+    return list(records.values())
+
+
+# ---- signals, temp folders, output checks --------------------------------------------------
+
+
+@contextmanager
+def unwind_on_signals() -> Iterator[None]:
+    """SIGTERM raises Terminated (SIGINT already raises KeyboardInterrupt), so `finally`
+    blocks run and the finished items are written. Only the main thread can install it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_temp(prefix: str = "gaia-eval-run-") -> list[Path]:
+    """Remove temp folders of runs whose process is gone (a kill -9 leaves them)."""
+    removed = []
+    for path in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+        parts = path.name[len(prefix) :].split("-")
+        if not parts or not parts[0].isdigit() or not path.is_dir():
+            continue
+        if _pid_alive(int(parts[0])):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def check_out_dir(out: Path, *, resuming: bool) -> None:
+    """The output folder must be writable, and a new run must not mix into an old one."""
+    if out.exists() and not out.is_dir():
+        msg = f"--out {out}: exists and is not a folder; name a new folder"
+        raise InvalidInputError(msg)
+    if not resuming and out.is_dir() and any(out.iterdir()):
+        msg = (
+            f"--out {out}: the folder is not empty (it holds another run's files); name a new "
+            f"folder, or pass --resume {out} to finish that run"
+        )
+        raise InvalidInputError(msg)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".gaia-eval-write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        msg = f"--out {out}: cannot write there ({err.strerror or err}); name a writable folder"
+        raise InvalidInputError(msg) from err
+
+
+def describe(err: BaseException) -> str:
+    if isinstance(err, Terminated):
+        return f"Terminated: the run received signal {err.signum}"
+    if isinstance(err, KeyboardInterrupt):
+        return "Interrupted: the run received SIGINT"
+    text = str(err) or repr(err)
+    return f"{type(err).__name__}: {text}"[:2000]
+
+
+# ---- the loop ----------------------------------------------------------------------------------
+
+
+class _Run:
+    """State of one run while it goes (kept off the Suite, which stays declarative)."""
+
+    def __init__(self, suite: Suite, req: RunRequest) -> None:
+        self.suite = suite
+        self.cls = type(suite)
+        self.req = req
+        self.t0 = time.perf_counter()
+        self.cpu0 = time.process_time()
+        self.last_snapshot = 0.0
+        self.previous: Envelope | None = None
+        self.baseline: Envelope | None = None
+        self.records: dict[str, ItemRecord] = {}
+        self.setup: dict[str, object] = {}
+
+    # -- header --------------------------------------------------------------------------
+
+    def make_header(self, all_items: Sequence[Item], asked: Sequence[Item]) -> Header:
+        fields = self.suite.header_fields()
+        commit, dirty = git_state(Path(__file__).resolve().parent)
+        from gaia_eval import __version__
+
+        settings = dict(fields.settings)
+        if self.req.only is not None:
+            settings["filtered"] = True
+        return Header(
+            suite=self.cls.name,
+            tier=fields.tier,
+            system=fields.system,
+            embedder=fields.embedder,
+            model=fields.model,
+            judge=fields.judge,
+            settings=settings,
+            definition_digest=definition_digest((i.id, i.definition) for i in all_items),
+            items_total=len(all_items),
+            item_ids=[i.id for i in asked],
+            shard=str(self.req.shard) if self.req.shard else None,
+            run=RunInfo(
+                package_version=__version__,
+                commit=commit,
+                dirty=dirty,
+                started=now_iso(),
+                machine=machine(),
+                argv=list(self.req.argv),
+            ),
+        )
+
+    def refuse_unlike_previous(self, header: Header) -> None:
+        """--resume runs under the recorded settings; a change of code or flags refuses."""
+        if self.previous is None:
+            return
+        before = self.cls.comparable_fields(self.previous.header)
+        after = self.cls.comparable_fields(header)
+        for key in sorted(set(before) | set(after)):
+            if before.get(key) != after.get(key):
+                msg = (
+                    f"--resume {self.req.resume}: {key} is {before.get(key)!r} in the recorded "
+                    f"run and {after.get(key)!r} now; resume only with the same code and "
+                    "settings (or start a new run)"
+                )
+                raise NotComparableError(msg)
+        if self.previous.header.shard != header.shard:
+            msg = (
+                f"--resume {self.req.resume}: the recorded run is shard "
+                f"{self.previous.header.shard}, this one {header.shard}"
+            )
+            raise NotComparableError(msg)
+
+    # -- envelope --------------------------------------------------------------------------
+
+    def envelope(self, header: Header) -> Envelope:
+        asked = set(header.item_ids)
+        items = [r for i, r in self.records.items() if i in asked]
+        commits = sorted({r.commit for r in items if r.commit})
+        header = header.model_copy(
+            update={
+                "infra_errors": sum(1 for r in items if r.status == "infra_error"),
+                "item_errors": sum(1 for r in items if r.status == "error"),
+                "commits": commits,
+            }
+        )
+        env = Envelope(header=header, items=items, setup=dict(self.setup))
+        env.summary = self.cls.summarise(env).model_dump(mode="json", by_alias=True)
+        return env
+
+    def snapshot(self, out: Path, header: Header, *, force: bool = False) -> Envelope | None:
+        now = time.perf_counter()
+        if not force and now - self.last_snapshot < _SNAPSHOT_EVERY_S:
+            return None
+        self.last_snapshot = now
+        env = self.envelope(header)
+        write_json(out / RESULTS, env)
+        return env
+
+
+def _load_previous(req: RunRequest, suite: type[Suite]) -> Envelope:
+    assert req.resume is not None
+    folder = req.resume
+    path = folder / RESULTS
+    if not path.exists():
+        msg = f"--resume {folder}: no {RESULTS} there; pass the folder of an earlier run"
+        raise InvalidInputError(msg)
+    env = load_envelope(path, suite=suite.name, legacy=legacy_converters())
+    logged = read_item_log(folder / ITEM_LOG)
+    if logged:  # the log is newer than the last snapshot
+        merged = {r.id: r for r in env.items}
+        merged.update({r.id: r for r in logged})
+        env.items = list(merged.values())
+    return env
+
+
+def load_baseline(path: Path, label: str, suite: type[Suite]) -> Envelope:
+    env = load_envelope(path, suite=suite.name, legacy=legacy_converters())
+    gate_engine.check_baseline(env, label)
+    return env
+
+
+def run(suite: Suite, req: RunRequest) -> RunOutcome:
+    """Run `suite` as `req` asks; see the module docstring for what it owns."""
+    cls = type(suite)
+    state = _Run(suite, req)
+    gate_engine.check_tolerance(req.tolerance)
+    if req.resume is not None:
+        state.previous = _load_previous(req, cls)
+        if req.shard is None and state.previous.header.shard:
+            req.shard = Shard.parse(state.previous.header.shard)
+    out = req.resume or req.out or Path("eval") / "results" / f"{cls.name}-{timestamp_slug()}"
+    check_out_dir(out, resuming=req.resume is not None)
+    label = req.baseline_label or (str(req.baseline) if req.baseline else "")
+    if req.baseline is not None:  # before anything runs: a bad baseline costs nothing
+        state.baseline = load_baseline(req.baseline, label, cls)
+
+    all_items = list(suite.items())
+    _check_ids(cls, all_items)
+    asked = [i for i in all_items if req.shard is None or req.shard.holds(i.id)]
+    if req.only is not None:
+        wanted = set(req.only)
+        unknown = sorted(wanted - {i.id for i in all_items})
+        if unknown:
+            msg = f"unknown {cls.item_noun} id(s): {', '.join(unknown)}"
+            raise InvalidInputError(msg)
+        asked = [i for i in asked if i.id in wanted]
+    if not asked:
+        msg = f"nothing to run: the {cls.item_noun} set is empty" + (
+            f" in shard {req.shard}" if req.shard else ""
+        )
+        raise InvalidInputError(msg)
+    header = state.make_header(all_items, asked)
+    state.refuse_unlike_previous(header)
+    if state.baseline is not None:
+        gate_engine.refuse_unlike(cls, state.baseline, _probe(header), label)
+    done: set[str] = set()
+    if state.previous is not None:
+        state.records = {r.id: r for r in state.previous.items if r.status != "infra_error"}
+        state.setup = dict(state.previous.setup)
+        done = set(state.records)
+        header = header.model_copy(
+            update={"run": state.previous.header.run.model_copy(update={"argv": req.argv})}
+        )
+    todo = [i for i in asked if i.id not in done]
+
+    current_run_dir["dir"] = out
+    clean_stale_temp()
+    ctx = RunContext(out_dir=out)
+    temp = Path(tempfile.mkdtemp(prefix=f"gaia-eval-run-{os.getpid()}-"))
+    ctx.setup["_temp"] = str(temp)
+    stop: BaseException | None = None
+    with eval_lock(req.command), unwind_on_signals():
+        try:
+            if state.previous is None:
+                write_json(out / RESULTS, state.envelope(header))
+            if todo:
+                suite.setup(ctx, todo)
+                state.setup.update({k: v for k, v in ctx.setup.items() if k != "_temp"})
+                if ctx.header_updates:
+                    header = header.model_copy(update=ctx.header_updates)
+                    state.refuse_unlike_previous(header)
+                    if state.baseline is not None:
+                        gate_engine.refuse_unlike(cls, state.baseline, _probe(header), label)
+            stop = _loop(state, ctx, header, todo, out)
+        except BaseException as err:
+            stop = err
+        finally:
+            try:
+                suite.teardown()
+            except Exception as err:  # teardown must not hide the run's own outcome
+                header.errors.append(f"teardown: {describe(err)}")
+            if not req.keep_temp:
+                shutil.rmtree(temp, ignore_errors=True)
+    return _finish(state, header, out, stop, label)
+
+
+def strip_run_dir_flags(argv: Sequence[str]) -> list[str]:
+    """argv without --out and --resume (and their values)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--out", "--resume"):
+            skip = True
+        elif not arg.startswith(("--out=", "--resume=")):
+            kept.append(arg)
+    return kept
+
+
+def resume_command(argv: Sequence[str], out: Path) -> str:
+    """The command that finishes a stopped run in `out`."""
+    import shlex
+
+    return shlex.join(["gaia-eval", *strip_run_dir_flags(argv), "--resume", str(out)])
+
+
+def _probe(header: Header) -> Envelope:
+    return Envelope(header=header)
+
+
+def _check_ids(cls: type[Suite], items: Sequence[Item]) -> None:
+    seen: set[str] = set()
+    for item in items:
+        if not item.id or item.id != item.id.strip():
+            msg = f"{cls.name}: {cls.item_noun} id {item.id!r} is empty or padded"
+            raise InvalidInputError(msg)
+        if item.id in seen:
+            msg = f"{cls.name}: two {cls.item_noun}s share the id {item.id!r}"
+            raise InvalidInputError(msg)
+        seen.add(item.id)
+
+
+def _loop(
+    state: _Run, ctx: RunContext, header: Header, todo: Sequence[Item], out: Path
+) -> BaseException | None:
+    cls = state.cls
+    commit = header.run.commit
+    desc = f"{cls.name} {header.tier}"
+    for item in track(todo, desc, total=len(todo)):
+        t0 = time.perf_counter()
+        status: str = "ok"
+        result = None
+        error: str | None = None
+        stop: BaseException | None = None
+        try:
+            model = state.suite.run_item(item, ctx)
+            result = model.model_dump(mode="json", by_alias=True)
+        except InfrastructureError as err:
+            status, error = "infra_error", describe(err)
+            if cls.stop_on_infra:
+                stop = err
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as err:  # the system under test crashed on this item
+            status, error = "error", describe(err)
+        rec = ItemRecord(
+            id=item.id,
+            status=status,  # type: ignore[arg-type]
+            result=result,
+            error=error,
+            commit=commit,
+            ran_at=now_iso(),
+            seconds=round(time.perf_counter() - t0, 4),
+        )
+        state.records[item.id] = rec
+        append_record(out / ITEM_LOG, rec)
+        state.snapshot(out, header)
+        if stop is not None:
+            return stop
+    return None
+
+
+def _finish(
+    state: _Run, header: Header, out: Path, stop: BaseException | None, label: str
+) -> RunOutcome:
+    cls = state.cls
+    run_info = header.run
+    elapsed = round(time.perf_counter() - state.t0, 3)
+    prior = state.previous.header.run.duration_s if state.previous is not None else None
+    header = header.model_copy(
+        update={
+            "run": run_info.model_copy(
+                update={
+                    "duration_s": round((prior or 0.0) + elapsed, 3),
+                    "cpu_s": round(time.process_time() - state.cpu0, 3),
+                }
+            )
+        }
+    )
+    interrupted = isinstance(stop, KeyboardInterrupt)
+    if stop is not None:
+        header.errors.append(describe(stop))
+    env = state.envelope(header)
+    measured = {r.id for r in env.items if r.status != "infra_error"}
+    env.header.complete = stop is None and all(i in measured for i in header.item_ids)
+    env.header.interrupted = interrupted
+    refusal: NotComparableError | None = None
+    if state.baseline is not None:
+        try:
+            env.verdict = gate_engine.compare(
+                cls, state.baseline, env, tolerance=state.req.tolerance, label=label
+            )
+        except NotComparableError as err:
+            refusal = err
+    paths = {
+        "results": write_json(out / RESULTS, env),
+        "report": write_text(out / "report.md", render_markdown(cls, env)),
+        "html": write_text(out / "report.html", render_html(cls, env)),
+    }
+    current_run_dir.pop("dir", None)
+    if stop is not None:
+        if isinstance(stop, InfrastructureError):
+            msg = (
+                f"{stop}\nthe run stopped: {len(measured)} of {len(header.item_ids)} "
+                f"{cls.item_noun}s are saved in {out}; when the backend is back, finish it with:\n"
+                f"  {resume_command(state.req.argv, out)}"
+            )
+            raise InfrastructureError(msg) from stop
+        raise stop
+    if refusal is not None:
+        raise refusal
+    failed = env.header.item_errors > 0 or (env.verdict is not None and not env.verdict.passed)
+    return RunOutcome(env, out, EXIT_GATE_FAILED if failed else EXIT_OK, paths)
+
+
+__all__ = [
+    "RunOutcome",
+    "RunRequest",
+    "Shard",
+    "append_record",
+    "clean_stale_temp",
+    "load_baseline",
+    "read_item_log",
+    "resume_command",
+    "run",
+    "strip_run_dir_flags",
+]

@@ -1,0 +1,271 @@
+"""The suite protocol and the registry of every suite.
+
+A suite is a declaration (inspect_ai's `Task` is the model): its items with stable ids,
+how one item runs, how results summarise, which metrics and item checks the gate compares
+and with what rules, and its report sections. Everything else -- the eval lock, signals,
+the run folder, saving after every item, progress, `--resume`, `--shard`, the gate, the
+report files -- is `core.runloop`'s, once for every suite.
+
+A `Suite` instance is one configured run (built by the CLI from flags). The methods that
+read results (`summarise`, `gate_metrics`, `gate_checks`, `report_sections`, ...) are
+classmethods, so `gaia-eval merge` and the gate can use them on files alone.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import import_module, resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel
+
+from gaia_eval.core.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from gaia_eval.core.gate import GateRules
+    from gaia_eval.core.report import Section
+    from gaia_eval.core.results import Envelope, Header, ItemRecord
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of work with a stable id. `definition` is JSON data that defines the item
+    (its question, its labels...): the definition digest covers it, so a changed item makes
+    runs not comparable. `payload` is whatever the suite's `run_item` needs."""
+
+    id: str
+    definition: Any = None
+    payload: Any = None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A gated number. `n` is how many items it averages, for rules widened on small sets."""
+
+    value: float | None
+    n: int | None = None
+
+
+@dataclass
+class HeaderFields:
+    """The header fields a configured suite knows before it runs."""
+
+    tier: str
+    system: str | None = None
+    embedder: str | None = None
+    model: str | None = None
+    judge: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunContext:
+    """What a running suite may use: its run folder and the set-up facts it records."""
+
+    out_dir: Path
+    setup: dict[str, Any] = field(default_factory=dict)
+    """Written into the envelope's `setup`; the summary reads it back."""
+    header_updates: dict[str, Any] = field(default_factory=dict)
+    """Header fields the suite learns while setting up (the built system's embedder)."""
+
+
+class Suite(ABC):
+    """Subclass per suite; register it in `suites.toml`."""
+
+    name: ClassVar[str]
+    """Registry name, written as the header's `suite`."""
+    title: ClassVar[str]
+    """Report title."""
+    item_model: ClassVar[type[BaseModel]]
+    """The pydantic model of one item's result."""
+    item_noun: ClassVar[str] = "item"
+    """What an item is called in messages and reports (`question`, `task`...)."""
+    stop_on_infra: ClassVar[bool] = True
+    """An infrastructure error stops the run (the rest stay unmeasured, resumable)."""
+
+    # ---- one configured run ----------------------------------------------------------
+
+    @abstractmethod
+    def header_fields(self) -> HeaderFields:
+        """Tier, specs and settings of this configured run."""
+
+    @abstractmethod
+    def items(self) -> Sequence[Item]:
+        """Every item of the full set, in run order (the run loop shards and resumes)."""
+
+    def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:  # noqa: B027
+        """Prepare what the items need (index documents, start a server), inside the lock.
+
+        `items` are the ones this run will actually run (after shard and resume)."""
+
+    def teardown(self) -> None:  # noqa: B027
+        """Release what setup made; runs even when the run fails."""
+
+    @abstractmethod
+    def run_item(self, item: Item, ctx: RunContext) -> BaseModel:
+        """Run one item. Raise InfrastructureError when something outside the system under
+        test failed (the item is unmeasured, never scored); any other exception is a crash
+        of the system under test and is recorded as the item's error."""
+
+    # ---- reading results (classmethods: work on files alone) ---------------------------
+
+    @classmethod
+    @abstractmethod
+    def summarise(cls, env: Envelope) -> BaseModel:
+        """The suite's summary of an envelope's items and setup."""
+
+    @classmethod
+    def gate_rules(cls) -> GateRules:
+        from gaia_eval.core.gate import GateRules
+
+        return GateRules()
+
+    @classmethod
+    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
+        """Gated metrics by name (the rules select them by pattern)."""
+        return {}
+
+    @classmethod
+    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
+        """(item id, check name) -> passed, for flip detection and must-still-pass rules."""
+        return {}
+
+    @classmethod
+    def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
+        """Suite-specific (failures, notes) beyond metrics and checks."""
+        return [], []
+
+    @classmethod
+    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
+        """The few numbers a person reads first: (label, value) pairs."""
+        return []
+
+    @classmethod
+    def report_sections(cls, env: Envelope) -> list[Section]:
+        """The suite's own report sections, after the standard header."""
+        return []
+
+    @classmethod
+    def item_result(cls, record: ItemRecord) -> BaseModel | None:
+        """A record's result as the suite's item model (None when it has none)."""
+        if record.result is None:
+            return None
+        return cls.item_model.model_validate(record.result)
+
+    @classmethod
+    def comparable_fields(cls, header: Header) -> dict[str, Any]:
+        """What must be equal for two runs to be compared, resumed together or merged."""
+        return {
+            "suite": header.suite,
+            "tier": header.tier,
+            "system": header.system,
+            "embedder": header.embedder,
+            "model": header.model,
+            "judge": header.judge,
+            "definition_digest": header.definition_digest,
+            **{f"settings.{k}": v for k, v in sorted(header.settings.items())},
+        }
+
+
+# ---- the registry ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """One suite in `suites.toml`."""
+
+    name: str
+    target: str
+    """`module:Class` of the Suite subclass, imported only when used."""
+    description: str
+    legacy: str | None = None
+    """`module:function` converting the suite's pre-envelope files, if it had any."""
+
+    def load(self) -> type[Suite]:
+        module, _, attr = self.target.partition(":")
+        cls = getattr(import_module(module), attr)
+        if not (isinstance(cls, type) and issubclass(cls, Suite)):
+            msg = f"suites.toml: {self.name} names {self.target}, which is not a Suite"
+            raise TypeError(msg)
+        return cls
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """A named, runnable configuration (a nox session of the suite family)."""
+
+    name: str
+    suite: str
+    argv: tuple[str, ...]
+    """Arguments after `gaia-eval`."""
+    extras: tuple[str, ...]
+    """Package extras the run needs installed."""
+    description: str
+    ci: bool
+
+
+@cache
+def _registry() -> dict[str, Any]:
+    text = resources.files("gaia_eval.core").joinpath("suites.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+_EXTRA: dict[str, SuiteEntry] = {}
+
+
+def register_suite(entry: SuiteEntry) -> None:
+    """Register a suite at run time (tests, plug-ins); suites.toml stays the real list."""
+    _EXTRA[entry.name] = entry
+
+
+def suites() -> dict[str, SuiteEntry]:
+    """Every registered suite by name."""
+    return _EXTRA | {
+        name: SuiteEntry(
+            name=name,
+            target=row["target"],
+            description=row["description"],
+            legacy=row.get("legacy"),
+        )
+        for name, row in _registry().get("suite", {}).items()
+    }
+
+
+def runs() -> dict[str, RunEntry]:
+    """Every named run (nox session) by name."""
+    return {
+        name: RunEntry(
+            name=name,
+            suite=row["suite"],
+            argv=tuple(row["argv"]),
+            extras=tuple(row.get("extras", ())),
+            description=row["description"],
+            ci=bool(row.get("ci", False)),
+        )
+        for name, row in _registry().get("run", {}).items()
+    }
+
+
+def suite_class(name: str) -> type[Suite]:
+    """The Suite subclass registered as `name` (exit 2 naming the known ones otherwise)."""
+    entry = suites().get(name)
+    if entry is None:
+        known = ", ".join(sorted(suites()))
+        msg = f"unknown suite {name!r}; registered suites: {known}"
+        raise InvalidInputError(msg)
+    return entry.load()
+
+
+def legacy_converters() -> Mapping[str, Any]:
+    """suite name -> converter of its pre-envelope files."""
+    out: dict[str, Any] = {}
+    for entry in suites().values():
+        if entry.legacy:
+            module, _, attr = entry.legacy.partition(":")
+            out[entry.name] = getattr(import_module(module), attr)
+    return out

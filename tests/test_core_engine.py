@@ -1,0 +1,317 @@
+"""The suite engine: run loop, resume, shards, merge, gate, envelope, report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gaia_eval.core import runloop
+from gaia_eval.core.errors import (
+    InfrastructureError,
+    InvalidInputError,
+    NotComparableError,
+)
+from gaia_eval.core.gate import compare
+from gaia_eval.core.merge import merge
+from gaia_eval.core.report import render_html, render_markdown
+from gaia_eval.core.results import load_envelope
+from gaia_eval.core.runloop import RunRequest, Shard, read_item_log
+
+sys.path.insert(0, str(Path(__file__).parent))
+from engine_toy import ToySuite
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def _no_lock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GAIA_EVAL_LOCK_DIR", str(tmp_path / "lock"))
+
+
+def _items(tmp_path: Path, rows: dict[str, dict[str, object]], name: str = "items.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def _ten(**over: dict[str, object]) -> dict[str, dict[str, object]]:
+    rows: dict[str, dict[str, object]] = {f"q{i:02d}": {"value": i / 10} for i in range(10)}
+    rows.update(over)
+    return rows
+
+
+def _run(items: Path, out: Path, **kw: object) -> runloop.RunOutcome:
+    knob = str(kw.pop("knob", "a"))
+    req = RunRequest(command="test", argv=["toy"], out=out, **kw)  # type: ignore[arg-type]
+    return runloop.run(ToySuite(items, knob=knob), req)
+
+
+def test_run_writes_envelope_log_and_reports(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    outcome = _run(items, tmp_path / "run")
+    assert outcome.exit_code == 0
+    env = load_envelope(tmp_path / "run" / "results.json", suite="toy")
+    assert env.header.complete and env.header.items_total == 10
+    assert [r.id for r in env.items] == [f"q{i:02d}" for i in range(10)]
+    assert env.summary == {"n": 10, "mean": pytest.approx(0.45)}
+    assert env.setup["prepared"] is True
+    assert len(read_item_log(tmp_path / "run" / "items.jsonl")) == 10
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert md.startswith("# Toy suite — t1") and "## Items" in md
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert "<script" not in html and "<h2>Items</h2>" in html
+
+
+def test_crashed_item_fails_the_run_and_is_reported(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten(q03={"value": 0.3, "do": "crash"}))
+    outcome = _run(items, tmp_path / "run")
+    assert outcome.exit_code == 1
+    env = outcome.envelope
+    assert env.header.item_errors == 1 and env.header.complete
+    rec = env.records()["q03"]
+    assert rec.status == "error" and "toy crash on q03" in (rec.error or "")
+    assert "1 item(s) crashed" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_infra_error_stops_names_resume_and_resume_finishes(tmp_path: Path) -> None:
+    rows = _ten(q04={"value": 0.4, "do": "infra"})
+    items = _items(tmp_path, rows)
+    with pytest.raises(InfrastructureError) as info:
+        _run(items, tmp_path / "run")
+    assert f"--resume {tmp_path / 'run'}" in str(info.value)
+    env = load_envelope(tmp_path / "run")
+    assert not env.header.complete and env.header.infra_errors == 1
+    assert [r.id for r in env.items if r.status == "ok"] == ["q00", "q01", "q02", "q03"]
+    # The backend is back: resume runs only the rest, and equals an uninterrupted run.
+    _items(tmp_path, _ten())
+    resumed = _run(items, None, resume=tmp_path / "run")
+    straight = _run(items, tmp_path / "straight")
+    assert resumed.envelope.header.complete
+    assert resumed.envelope.summary == straight.envelope.summary
+    assert [r.id for r in resumed.envelope.items] == [r.id for r in straight.envelope.items]
+
+
+def test_resume_refuses_changed_settings(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten(q04={"value": 0.4, "do": "infra"}))
+    with pytest.raises(InfrastructureError):
+        _run(items, tmp_path / "run")
+    with pytest.raises(NotComparableError, match=r"settings\.knob"):
+        _run(items, None, resume=tmp_path / "run", knob="b")
+    _items(tmp_path, _ten(q04={"value": 0.9}))  # the item's definition changed
+    with pytest.raises(NotComparableError, match="definition_digest"):
+        _run(items, None, resume=tmp_path / "run")
+
+
+def test_out_dir_checked_before_running(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(InvalidInputError, match="not a folder"):
+        _run(items, blocker)
+    _run(items, tmp_path / "run")
+    with pytest.raises(InvalidInputError, match="not empty"):
+        _run(items, tmp_path / "run")
+
+
+def test_shards_partition_and_merge_equals_single_run(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    one = _run(items, tmp_path / "s1", shard=Shard(1, 2))
+    two = _run(items, tmp_path / "s2", shard=Shard(2, 2))
+    ids1 = {r.id for r in one.envelope.items}
+    ids2 = {r.id for r in two.envelope.items}
+    assert ids1 and ids2 and not ids1 & ids2 and len(ids1 | ids2) == 10
+    whole = _run(items, tmp_path / "whole")
+    merged, _, cls = merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "merged")
+    assert merged.header.complete and merged.header.shards == ["1/2", "2/2"]
+    assert merged.summary == whole.envelope.summary
+    # gates at tolerance 0 both ways
+    assert compare(cls, whole.envelope, merged, tolerance=0).passed
+    assert compare(cls, merged, whole.envelope, tolerance=0).passed
+
+
+def test_merge_refuses_missing_shard_mixed_settings_and_overlap(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    _run(items, tmp_path / "s1", shard=Shard(1, 3))
+    _run(items, tmp_path / "s2", shard=Shard(2, 3))
+    with pytest.raises(NotComparableError, match=r"3/3 missing"):
+        merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "m1")
+    _run(items, tmp_path / "s3b", shard=Shard(3, 3), knob="b")
+    with pytest.raises(NotComparableError, match=r"settings\.knob"):
+        merge([tmp_path / "s1", tmp_path / "s2", tmp_path / "s3b"], tmp_path / "m2")
+    _run(items, tmp_path / "full")
+    _run(items, tmp_path / "full2")
+    with pytest.raises(NotComparableError, match="measured in both"):
+        merge([tmp_path / "full", tmp_path / "full2"], tmp_path / "m3")
+
+
+def test_shard_hash_is_stable() -> None:
+    # Fixed expectations: a different hash would silently reshuffle every CI matrix.
+    assert [Shard(1, 3).holds(f"q{i}") for i in range(6)] == [
+        Shard(1, 3).holds(f"q{i}") for i in range(6)
+    ]
+    assert sum(Shard(i, 4).holds("some-id") for i in range(1, 5)) == 1
+    with pytest.raises(InvalidInputError):
+        Shard.parse("3/2")
+    with pytest.raises(InvalidInputError):
+        Shard.parse("x")
+
+
+def test_gate_rules_flips_and_missing_items(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    base = _run(items, tmp_path / "base").envelope
+    # q06 now fails its check (0.6 -> 0.4): mean drops 0.02, within max(0.02, 1.5/10).
+    _items(tmp_path, _ten(q06={"value": 0.6, "now": 0.4}))
+    cur = _run(items, tmp_path / "cur").envelope
+    v = compare(ToySuite, base, cur)
+    assert not v.passed
+    assert [f.item for f in v.flips] == ["q06"]
+    assert any("q06: passed passed in the baseline, fails now" in f for f in v.failures)
+    assert v.metrics[0].passed and v.metrics[0].rule == "max(0.02, 1.5/10) = 0.1500"
+    # A baseline item not run now fails.
+    cur.items = [r for r in cur.items if r.id != "q09"]
+    cur.header.item_ids = [i for i in cur.header.item_ids if i != "q09"] + ["q09"]
+    v = compare(ToySuite, base, cur)
+    assert v.missing_items == ["q09"]
+
+
+def test_gate_refuses_unlike_and_bad_baselines(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    base = _run(items, tmp_path / "base").envelope
+    other = _run(items, tmp_path / "other", knob="b").envelope
+    with pytest.raises(NotComparableError, match=r"settings\.knob"):
+        compare(ToySuite, base, other)
+    incomplete = base.model_copy(deep=True)
+    incomplete.header.complete = False
+    with pytest.raises(InvalidInputError, match="did not complete"):
+        compare(ToySuite, incomplete, other)
+    empty = base.model_copy(deep=True)
+    empty.items = []
+    with pytest.raises(InvalidInputError, match="measured nothing"):
+        compare(ToySuite, empty, base)
+    with pytest.raises(InvalidInputError, match="finite"):
+        compare(ToySuite, base, base, tolerance=float("nan"))
+
+
+def test_bad_baseline_refused_before_the_run(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"tasks": [], "harness": "replay"}')
+    with pytest.raises(InvalidInputError, match="a tasks scorecard"):
+        _run(items, tmp_path / "run", baseline=bad)
+    assert not (tmp_path / "run" / "results.json").exists()
+    truncated = tmp_path / "trunc.json"
+    truncated.write_text('{"schema": 1, "kind": "gaia-eval/res')
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        _run(items, tmp_path / "run2", baseline=truncated)
+
+
+def test_gated_run_stores_verdict_in_results(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    _run(items, tmp_path / "base")
+    out = _run(items, tmp_path / "cur", baseline=tmp_path / "base" / "results.json")
+    assert out.exit_code == 0
+    env = load_envelope(tmp_path / "cur")
+    assert env.verdict is not None and env.verdict.passed
+    assert "Gate **PASSED**" in (tmp_path / "cur" / "report.md").read_text()
+
+
+def _toy_process(items: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with (out.parent / "toy-stderr.txt").open("wb") as err:
+        return subprocess.Popen(
+            [sys.executable, str(HERE / "engine_toy.py"), str(items), "--out", str(out), *extra],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+
+
+def _wait_for_items(out: Path, n: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(read_item_log(out / "items.jsonl")) >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {n} items logged in {out}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_killed_run_keeps_finished_items_and_resumes(tmp_path: Path, sig: int) -> None:
+    rows = {f"q{i:02d}": {"value": i / 10, "do": "sleep", "seconds": 0.4} for i in range(8)}
+    items = _items(tmp_path, rows)
+    out = tmp_path / "run"
+    proc = _toy_process(items, out)
+    _wait_for_items(out, 2)
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 128 + signal.SIGTERM
+        env = load_envelope(out)
+        assert env.header.interrupted and not env.header.complete
+        assert "Interrupted after" in (out / "report.md").read_text()
+    done = read_item_log(out / "items.jsonl")
+    assert len(done) >= 2
+    for v in rows.values():
+        v["seconds"] = 0.0
+    items.write_text(json.dumps(rows))
+    resumed = _run(items, None, resume=out)
+    straight = _run(items, tmp_path / "straight")
+    assert resumed.envelope.header.complete
+    assert resumed.envelope.summary == straight.envelope.summary
+    assert {r.id for r in resumed.envelope.items} == set(rows)
+    # the first part's records were kept, not re-run
+    first = {r.id: r.ran_at for r in done}
+    assert all(resumed.envelope.records()[i].ran_at == t for i, t in first.items())
+
+
+def test_stale_temp_folders_of_dead_runs_are_removed(tmp_path: Path) -> None:
+    import tempfile
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    stale = Path(tempfile.gettempdir()) / f"gaia-eval-run-{pid}-abc"
+    stale.mkdir(exist_ok=True)
+    live = Path(tempfile.gettempdir()) / f"gaia-eval-run-{os.getpid()}-live"
+    live.mkdir(exist_ok=True)
+    try:
+        removed = runloop.clean_stale_temp()
+        assert stale in removed and not stale.exists() and live.exists()
+    finally:
+        live.rmdir()
+
+
+def test_torn_last_log_line_is_dropped(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    _run(items, tmp_path / "run")
+    log = tmp_path / "run" / "items.jsonl"
+    log.write_bytes(log.read_bytes() + b'{"id": "q10", "sta')
+    assert len(read_item_log(log)) == 10
+    lines = log.read_bytes().split(b"\n")
+    lines[2] = b"garbage"
+    log.write_bytes(b"\n".join(lines))
+    with pytest.raises(InvalidInputError, match="line 3"):
+        read_item_log(log)
+
+
+def test_reports_render_for_interrupted_and_gated_runs(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten(q02={"value": 0.2, "do": "infra"}))
+    with pytest.raises(InfrastructureError):
+        _run(items, tmp_path / "run")
+    env = load_envelope(tmp_path / "run")
+    md = render_markdown(ToySuite, env)
+    assert md.index("## Infrastructure and unmeasured") < md.index("## Headline")
+    assert "1 item(s) unmeasured" in md
+    assert "<svg" not in md
+    assert render_html(ToySuite, env).startswith("<!DOCTYPE html>")
