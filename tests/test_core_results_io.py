@@ -206,7 +206,6 @@ def test_scrub_hook_fails_closed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     """When the scrubber cannot load, nothing is written (the identity hook would leak)."""
     import importlib
 
-
     previous = results_io.set_scrub_hook(results_io._identity)
     real = importlib.import_module
 
