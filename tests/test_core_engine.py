@@ -315,3 +315,21 @@ def test_reports_render_for_interrupted_and_gated_runs(tmp_path: Path) -> None:
     assert "1 item(s) unmeasured" in md
     assert "<svg" not in md
     assert render_html(ToySuite, env).startswith("<!DOCTYPE html>")
+
+
+def test_filtered_run_is_labelled_and_unasked_items_are_notes_or_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gaia_eval.core.gate import GateRules
+
+    items = _items(tmp_path, _ten())
+    base = _run(items, tmp_path / "base").envelope
+    cur = _run(items, tmp_path / "cur", only=["q01", "q02"]).envelope
+    assert cur.header.filtered and cur.header.item_ids == ["q01", "q02"]
+    v = compare(ToySuite, base, cur)
+    assert not v.missing_items
+    assert any("8 baseline item(s) not asked for by this filtered run" in n for n in v.notes)
+    strict = GateRules(metrics=(), checks=(), unasked_fail=True)
+    monkeypatch.setattr(ToySuite, "gate_rules", classmethod(lambda cls: strict))
+    v = compare(ToySuite, base, cur)
+    assert not v.passed and len(v.missing_items) == 8

@@ -62,6 +62,8 @@ class GateRules:
     metrics: tuple[MetricRule, ...] = ()
     checks: tuple[CheckRule, ...] = ()
     default_tolerance: float = 0.0
+    unasked_fail: bool = False
+    """A baseline item this run did not ask for (a filtered run) fails; else it is a note."""
 
 
 def check_tolerance(value: float | None, flag: str = "--tolerance") -> float | None:
@@ -118,6 +120,10 @@ def _allowed(
     return allowed, f"{text} = {allowed:.4f}"
 
 
+def _first(ids: list[str], n: int = 20) -> str:
+    return ", ".join(ids[:n]) + (" ..." if len(ids) > n else "")
+
+
 def _rule_for(rules: tuple[MetricRule, ...], name: str) -> MetricRule | None:
     return next((r for r in rules if fnmatchcase(name, r.pattern)), None)
 
@@ -157,18 +163,29 @@ def compare(
         if rec.status == "error":
             verdict.failures.append(f"{suite.item_noun} {rec.id} crashed: {rec.error}")
     asked = set(head.item_ids) if head.item_ids else None
+    unasked: list[str] = []
     for rec in baseline.items:
         if rec.status == "infra_error" or rec.id in now:
             continue
         if asked is not None and rec.id not in asked:
-            continue  # a shard or filtered run is gated on what it was asked to run
-        verdict.missing_items.append(rec.id)
+            unasked.append(rec.id)
+        else:
+            verdict.missing_items.append(rec.id)
     if verdict.missing_items:
         verdict.failures.append(
             f"{len(verdict.missing_items)} baseline {suite.item_noun}(s) not run: "
-            + ", ".join(verdict.missing_items[:20])
-            + (" ..." if len(verdict.missing_items) > 20 else "")
+            + _first(verdict.missing_items)
         )
+    if unasked:
+        line = (
+            f"{len(unasked)} baseline {suite.item_noun}(s) not asked for by this "
+            f"{'shard' if head.shard else 'filtered run'}: " + _first(unasked)
+        )
+        if rules.unasked_fail and not head.shard:
+            verdict.missing_items.extend(unasked)
+            verdict.failures.append(line)
+        else:
+            verdict.notes.append(line)
     _gate_metrics(
         suite,
         rules=rules,

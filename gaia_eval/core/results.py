@@ -73,6 +73,8 @@ class Header(ResultModel):
     """Items in the full (unsharded) set."""
     item_ids: list[str] = Field(default_factory=list)
     """Items this run (or shard) was asked to run, in run order."""
+    filtered: bool = False
+    """The run asked for fewer than all items (`--parts`, an id list); gates say so."""
     shard: str | None = None
     """`i/N` when this run is one shard; merged runs list theirs in `shards`."""
     shards: list[str] = Field(default_factory=list)

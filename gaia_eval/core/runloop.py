@@ -252,6 +252,7 @@ class _Run:
         self.baseline: Envelope | None = None
         self.records: dict[str, ItemRecord] = {}
         self.setup: dict[str, object] = {}
+        self.filtered = False
 
     # -- header --------------------------------------------------------------------------
 
@@ -261,8 +262,6 @@ class _Run:
         from gaia_eval import __version__
 
         settings = dict(fields.settings)
-        if self.req.only is not None:
-            settings["filtered"] = True
         return Header(
             suite=self.cls.name,
             tier=fields.tier,
@@ -274,6 +273,7 @@ class _Run:
             definition_digest=definition_digest((i.id, i.definition) for i in all_items),
             items_total=len(all_items),
             item_ids=[i.id for i in asked],
+            filtered=self.filtered,
             shard=str(self.req.shard) if self.req.shard else None,
             run=RunInfo(
                 package_version=__version__,
@@ -299,6 +299,12 @@ class _Run:
                     "settings (or start a new run)"
                 )
                 raise NotComparableError(msg)
+        if set(self.previous.header.item_ids) != set(header.item_ids):
+            msg = (
+                f"--resume {self.req.resume}: the recorded run asked for other "
+                f"{self.cls.item_noun}s than this one (a different filter or shard)"
+            )
+            raise NotComparableError(msg)
         if self.previous.header.shard != header.shard:
             msg = (
                 f"--resume {self.req.resume}: the recorded run is shard "
@@ -372,8 +378,11 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
 
     all_items = list(suite.items())
     _check_ids(cls, all_items)
-    asked = [i for i in all_items if req.shard is None or req.shard.holds(i.id)]
+    selected = list(suite.select(all_items))
+    state.filtered = len(selected) < len(all_items)
+    asked = [i for i in selected if req.shard is None or req.shard.holds(i.id)]
     if req.only is not None:
+        state.filtered = True
         wanted = set(req.only)
         unknown = sorted(wanted - {i.id for i in all_items})
         if unknown:
@@ -412,6 +421,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
             if todo:
                 suite.setup(ctx, todo)
                 state.setup.update({k: v for k, v in ctx.setup.items() if k != "_temp"})
+                todo = list(suite.ordered(todo, ctx))
                 if ctx.header_updates:
                     header = header.model_copy(update=ctx.header_updates)
                     state.refuse_unlike_previous(header)
@@ -556,6 +566,13 @@ def _finish(
         raise stop
     if refusal is not None:
         raise refusal
+    if env.header.infra_errors and len(measured) == 0:
+        unmeasured = [r for r in env.items if r.status == "infra_error"]
+        msg = (
+            f"nothing was measured: all {len(unmeasured)} {cls.item_noun}s hit infrastructure "
+            f"errors (first: {unmeasured[0].error}); the reasons are in {paths['results']}"
+        )
+        raise InfrastructureError(msg)
     failed = env.header.item_errors > 0 or (env.verdict is not None and not env.verdict.passed)
     return RunOutcome(env, out, EXIT_GATE_FAILED if failed else EXIT_OK, paths)
 

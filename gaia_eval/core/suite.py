@@ -86,7 +86,8 @@ class Suite(ABC):
     item_noun: ClassVar[str] = "item"
     """What an item is called in messages and reports (`question`, `task`...)."""
     stop_on_infra: ClassVar[bool] = True
-    """An infrastructure error stops the run (the rest stay unmeasured, resumable)."""
+    """An infrastructure error stops the run (the rest stay unmeasured, resumable). When
+    False the run goes on, and only a run that measured nothing at all is exit 3."""
 
     # ---- one configured run ----------------------------------------------------------
 
@@ -97,6 +98,15 @@ class Suite(ABC):
     @abstractmethod
     def items(self) -> Sequence[Item]:
         """Every item of the full set, in run order (the run loop shards and resumes)."""
+
+    def select(self, items: Sequence[Item]) -> Sequence[Item]:
+        """The items this configured run asks for (e.g. `--parts`); default all. A run that
+        asks for fewer than all is labelled filtered; the digest still covers all."""
+        return items
+
+    def ordered(self, items: Sequence[Item], ctx: RunContext) -> Sequence[Item]:
+        """The run order of `items`, decided after setup (which may learn commit dates)."""
+        return items
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:  # noqa: B027
         """Prepare what the items need (index documents, start a server), inside the lock.
