@@ -158,7 +158,7 @@ def compare(
             "interrupted" if head.interrupted else f"{head.infra_errors} unmeasured"
         )
         verdict.failures.append(f"the current run did not complete: {why}")
-    now = current.records()
+    now = {r.id for r in current.items if r.status != "infra_error"}
     for rec in current.items:
         if rec.status == "error":
             verdict.failures.append(f"{suite.item_noun} {rec.id} crashed: {rec.error}")

@@ -361,21 +361,9 @@ def load_baseline(path: Path, label: str, suite: type[Suite]) -> Envelope:
     return env
 
 
-def run(suite: Suite, req: RunRequest) -> RunOutcome:
-    """Run `suite` as `req` asks; see the module docstring for what it owns."""
-    cls = type(suite)
-    state = _Run(suite, req)
-    gate_engine.check_tolerance(req.tolerance)
-    if req.resume is not None:
-        state.previous = _load_previous(req, cls)
-        if req.shard is None and state.previous.header.shard:
-            req.shard = Shard.parse(state.previous.header.shard)
-    out = req.resume or req.out or Path("eval") / "results" / f"{cls.name}-{timestamp_slug()}"
-    check_out_dir(out, resuming=req.resume is not None)
-    label = req.baseline_label or (str(req.baseline) if req.baseline else "")
-    if req.baseline is not None:  # before anything runs: a bad baseline costs nothing
-        state.baseline = load_baseline(req.baseline, label, cls)
-
+def _plan(state: _Run, label: str) -> tuple[Header, list[Item]]:
+    """List, select, shard and filter the items; the header; what is left to run."""
+    suite, cls, req = state.suite, state.cls, state.req
     all_items = list(suite.items())
     _check_ids(cls, all_items)
     selected = list(suite.select(all_items))
@@ -406,15 +394,36 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
         header = header.model_copy(
             update={"run": state.previous.header.run.model_copy(update={"argv": req.argv})}
         )
-    todo = [i for i in asked if i.id not in done]
+    return header, [i for i in asked if i.id not in done]
 
-    current_run_dir["dir"] = out
-    clean_stale_temp()
-    ctx = RunContext(out_dir=out)
-    temp = Path(tempfile.mkdtemp(prefix=f"gaia-eval-run-{os.getpid()}-"))
-    ctx.setup["_temp"] = str(temp)
-    stop: BaseException | None = None
+
+def run(suite: Suite, req: RunRequest) -> RunOutcome:
+    """Run `suite` as `req` asks; see the module docstring for what it owns."""
+    cls = type(suite)
+    state = _Run(suite, req)
+    gate_engine.check_tolerance(req.tolerance)
+    if req.resume is not None:
+        state.previous = _load_previous(req, cls)
+        if req.shard is None and state.previous.header.shard:
+            req.shard = Shard.parse(state.previous.header.shard)
+    out = req.resume or req.out or Path("eval") / "results" / f"{cls.name}-{timestamp_slug()}"
+    check_out_dir(out, resuming=req.resume is not None)
+    label = req.baseline_label or (str(req.baseline) if req.baseline else "")
+    if req.baseline is not None:  # before anything runs: a bad baseline costs nothing
+        state.baseline = load_baseline(req.baseline, label, cls)
+
     with eval_lock(req.command), unwind_on_signals():
+        try:
+            header, todo = _plan(state, label)
+        except BaseException:
+            suite.teardown()  # items() may have made scratch folders
+            raise
+        current_run_dir["dir"] = out
+        clean_stale_temp()
+        ctx = RunContext(out_dir=out)
+        temp = Path(tempfile.mkdtemp(prefix=f"gaia-eval-run-{os.getpid()}-"))
+        ctx.setup["_temp"] = str(temp)
+        stop: BaseException | None = None
         try:
             if state.previous is None:
                 write_json(out / RESULTS, state.envelope(header))
@@ -566,6 +575,9 @@ def _finish(
         raise stop
     if refusal is not None:
         raise refusal
+    reason = cls.unmeasured_reason(env)
+    if reason is not None:
+        raise InfrastructureError(f"{reason}; the reasons are in {paths['results']}")
     if env.header.infra_errors and len(measured) == 0:
         unmeasured = [r for r in env.items if r.status == "infra_error"]
         msg = (

@@ -151,6 +151,12 @@ class Suite(ABC):
         return [], []
 
     @classmethod
+    def unmeasured_reason(cls, env: Envelope) -> str | None:
+        """Why a finished run counts as unmeasured (exit 3) though some items were measured,
+        e.g. a whole part of the suite was lost to outages; None when it does not."""
+        return None
+
+    @classmethod
     def headline(cls, env: Envelope) -> list[tuple[str, str]]:
         """The few numbers a person reads first: (label, value) pairs."""
         return []
