@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,17 @@ import pytest
 from gaia_eval.cli.main import main
 from gaia_eval.code_retrieval import runner, scale
 from gaia_eval.code_retrieval import suites as suites_mod
-from gaia_eval.code_retrieval.models import CodeRetrievalResults, ScaleRepo
+from gaia_eval.code_retrieval.models import CodeSummary, ScaleRepo
+from gaia_eval.core import runloop
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.results_io import read_json
+from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.runloop import RunRequest, read_item_log
+
+
+def _load(out: Path) -> tuple[Envelope, CodeSummary]:
+    env = load_envelope(out / "results.json", suite="code-retrieval")
+    return env, CodeSummary.model_validate(env.summary)
+
 
 _GIT_ENV = {
     **os.environ,
@@ -82,12 +91,12 @@ def test_unobtainable_repositories_are_unmeasured_and_the_rest_are_measured_and_
         ),
     )
     out = tmp_path / "out"
-    on_disk: dict[str, CodeRetrievalResults] = {}
+    on_disk: dict[str, list[str]] = {}
     measure = scale.measure
 
     def spy(repo: str, *args: object, **kwargs: object) -> ScaleRepo:
-        # What a killed run would have left: results.json as it stood before this repository.
-        on_disk[repo] = CodeRetrievalResults.model_validate(read_json(out / "results.json"))
+        # What a killed run would have left: the item log as it stood before this repository.
+        on_disk[repo] = [f"{r.id} {r.status}" for r in read_item_log(out / "items.jsonl")]
         return measure(repo, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(runner.scale, "measure", spy)
@@ -99,8 +108,8 @@ def test_unobtainable_repositories_are_unmeasured_and_the_rest_are_measured_and_
         ]
     )  # fmt: skip
     assert rc == 0
-    res = CodeRetrievalResults.model_validate(read_json(out / "results.json"))
-    assert res.error is None and res.scale is not None
+    env, res = _load(out)
+    assert not env.header.complete and res.scale is not None
     assert [(r.repo, r.commit) for r in res.scale.repos] == [("t/small", small), ("t/big", big)]
     for r in res.scale.repos:
         assert r.files == 3 and r.chunks > 0 and r.index_bytes > 0
@@ -110,16 +119,17 @@ def test_unobtainable_repositories_are_unmeasured_and_the_rest_are_measured_and_
     assert list(reasons) == ["t/absent", "t/moved"]
     assert "no clone named t+absent" in reasons["t/absent"]
     assert "cannot obtain t/moved at " + "0" * 40 in reasons["t/moved"]
-    # Saved before the first repository and after each: a killed run keeps what finished.
-    before_small = on_disk["t/small"].scale
-    assert before_small is not None and before_small.repos == [] and before_small.errors == []
-    before_big = on_disk["t/big"].scale
-    assert before_big is not None
-    assert [r.repo for r in before_big.repos] == ["t/small"]
-    assert [e.id for e in before_big.errors] == ["t/absent", "t/moved"]
+    # Saved after each repository: a killed run keeps what finished.
+    assert on_disk["t/small"] == []
+    assert on_disk["t/big"] == [
+        "scale/t/small ok",
+        "scale/t/absent infra_error",
+        "scale/t/moved infra_error",
+    ]
     md = (out / "report.md").read_text(encoding="utf-8")
-    assert "Measured: 2; unmeasured: **2**." in md
+    assert "Measured 2; unmeasured **2**." in md
     assert "- **unmeasured** t/absent: cannot obtain t/absent" in md
+    assert md.index("2 item(s) unmeasured") < md.index("## Scale")
     assert "| t/small | " in md and "| t/moved | " not in md
 
 
@@ -136,8 +146,8 @@ def test_a_scale_run_that_measures_nothing_fails_with_every_reason_kept(
         ]
     )  # fmt: skip
     assert rc == 3  # an infrastructure failure, never an empty score
-    res = CodeRetrievalResults.model_validate(read_json(out / "results.json"))
-    assert res.error is not None and "no scale repository could be measured" in res.error
+    env, res = _load(out)
+    assert not env.header.complete and env.header.infra_errors == 2
     assert res.scale is not None and res.scale.repos == []
     assert [e.id for e in res.scale.errors] == ["t/one", "t/two"]
 
@@ -146,8 +156,10 @@ def test_a_run_that_fails_before_its_first_part_leaves_no_scratch_behind(tmp_pat
     rows = tmp_path / "rows.jsonl"
     rows.write_text("")  # none of the pr suite's pinned instances
     work = tmp_path / "work"
+    suite = runner.CodeRetrievalSuite(
+        runner.RunOptions(suite="pr", work_root=work, instances_file=rows)
+    )
     with pytest.raises(InvalidInputError, match="needs instances"):
-        runner.run(
-            runner.RunOptions(suite="pr", out=tmp_path / "out", work_root=work, instances_file=rows)
-        )
-    assert work.is_dir() and list(work.iterdir()) == []
+        runloop.run(suite, RunRequest(command="t", out=tmp_path / "out"))
+    assert not work.exists() or list(work.iterdir()) == []
+    assert not list(Path(tempfile.gettempdir()).glob(f"gaia-eval-run-{os.getpid()}-code-*"))

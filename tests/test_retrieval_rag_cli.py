@@ -100,16 +100,11 @@ def test_hard_cases_with_a_user_retriever(tmp_path: Path) -> None:
 def test_a_crash_partway_still_writes_results(tmp_path: Path) -> None:
     ds = write_dataset(tmp_path / "data")
     args = ["retrieval", "--component", "rag", "--dataset", str(ds), "--no-hard-cases"]
-    with pytest.raises(RuntimeError, match="lost its vectors"):
-        main(
-            [
-                *args,
-                "--system",
-                "retrieval_rag_toy_system:make_crashing",
-                "--out",
-                str(tmp_path / "o"),
-            ]
-        )
+    # An exception that is not a gaia-eval error is a bug somewhere: exit 70, results kept.
+    rc = main(
+        [*args, "--system", "retrieval_rag_toy_system:make_crashing", "--out", str(tmp_path / "o")]
+    )
+    assert rc == 70
     results = load_results(tmp_path / "o" / "results.json")
     assert results.meta.complete is False
     assert results.meta.errors == ["RuntimeError: toy index lost its vectors"]

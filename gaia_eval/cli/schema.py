@@ -35,7 +35,7 @@ def model_modules() -> list[str]:
     import gaia_eval
 
     root = Path(gaia_eval.__file__).parent
-    names = []
+    names = ["gaia_eval.core.results"]  # the envelope every results.json shares
     for path in sorted(root.rglob("models.py")):
         rel = path.relative_to(root.parent).with_suffix("")
         if any(part.startswith((".", "_")) for part in rel.parts[1:]):
@@ -62,7 +62,7 @@ def expected_files() -> dict[str, str]:
         ):
             msg = f"{name}.RESULT_MODELS must be a tuple of pydantic model classes"
             raise InvalidInputError(msg)
-        package = name.removeprefix("gaia_eval.").removesuffix(".models")
+        package = name.removeprefix("gaia_eval.").removesuffix(".models").removesuffix(".results")
         for model in models:
             schema: dict[str, Any] = {"$schema": DIALECT, **model.model_json_schema()}
             files[f"{package}.{model.__name__}{SUFFIX}"] = dumps_json(schema, indent=2)

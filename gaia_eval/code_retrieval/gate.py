@@ -1,16 +1,20 @@
-"""The gate: a run against a committed baseline (pure; no I/O).
+"""The code-retrieval gate as rules on the engine's gate (pure; no I/O).
 
-Refuses (NotComparableError) a different suite, embedder or query set. Fails on a semantic
-metric that drops by more than the tolerance in any summary set, quality present in only one
-run, an incremental replay that is not correct, a robustness scenario that loses `passed` or
-`recovers` (or a new one that fails), and a hazard that passed before and does not now.
-Scale numbers are never gated.
+The engine refuses a different suite, embedder, system, configuration or instance set
+(exit 3) and fails a baseline item that this run did not measure -- including a whole part
+in the baseline that was not run now. Here: a semantic metric of any summary set may drop
+by at most the tolerance (default 0.05); the incremental replay must be correct; a
+robustness scenario that loses `passed` or `recovers`, or a hazard that passed and does not
+now, fails; a new scenario that fails, fails. A part measured now but absent from the
+baseline is reported as not gated. Scale numbers are never gated.
 """
 
 from __future__ import annotations
 
-from gaia_eval.code_retrieval.models import CodeRetrievalResults, GateVerdict
-from gaia_eval.core.errors import NotComparableError
+from gaia_eval.code_retrieval.models import CodeSummary
+from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.results import Envelope
+from gaia_eval.core.suite import Metric
 
 MAX_DROP = 0.05
 GATED = (
@@ -22,64 +26,62 @@ GATED = (
     "symbol_recall@10",
 )
 
+RULES = GateRules(
+    metrics=tuple(MetricRule(f"*/semantic {m}") for m in GATED),
+    checks=(
+        CheckRule("scenario * passed"),
+        CheckRule("scenario * recovers"),
+        CheckRule("hazard *"),
+        CheckRule("correct", must_still_pass=False),  # extra() fails any drift
+    ),
+    default_tolerance=MAX_DROP,
+    unasked_fail=True,
+)
 
-def compare(
-    baseline: CodeRetrievalResults, current: CodeRetrievalResults, tolerance: float = MAX_DROP
-) -> GateVerdict:
-    if baseline.suite != current.suite:
-        msg = f"baseline is suite {baseline.suite!r}, this run is {current.suite!r}"
-        raise NotComparableError(msg)
-    b_emb, c_emb = baseline.environment.embedding_model, current.environment.embedding_model
-    if b_emb != c_emb:
-        msg = f"baseline used embedder {b_emb!r}, this run {c_emb!r}; re-capture the baseline"
-        raise NotComparableError(msg)
-    if baseline.query_set != current.query_set:
-        msg = "the baseline scored a different query set; re-capture the baseline"
-        raise NotComparableError(msg)
+
+def _summary(env: Envelope) -> CodeSummary:
+    return CodeSummary.model_validate(env.summary)
+
+
+def metrics(env: Envelope) -> dict[str, Metric]:
+    q = _summary(env).quality
+    if q is None:
+        return {}
+    return {
+        f"{name}/semantic {m}": Metric(s.semantic.get(m), s.queries)
+        for name, s in q.summary.items()
+        for m in GATED
+    }
+
+
+def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    s = _summary(env)
+    out: dict[tuple[str, str], bool | None] = {}
+    if s.incremental is not None:
+        out["incremental", "correct"] = s.incremental.correct
+    if s.robustness is not None:
+        for sc in s.robustness.scenarios:
+            out["robustness", f"scenario {sc.name} passed"] = sc.passed
+            out["robustness", f"scenario {sc.name} recovers"] = sc.recovers
+        for h in s.robustness.trees:
+            out["robustness", f"hazard {h.name}"] = h.status == "pass"
+    return out
+
+
+def extra(baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
     failures: list[str] = []
-    checked = 0
-    bq, cq = baseline.quality, current.quality
-    if (bq is None) != (cq is None):
-        failures.append("quality ran in only one of the baseline and this run")
-    elif bq is not None and cq is not None:
-        b_ids = {r.id for r in bq.queries if r.status == "scored"}
-        c_ids = {r.id for r in cq.queries if r.status == "scored"}
-        if b_ids - c_ids:
-            failures.append(f"scored in the baseline but not now: {sorted(b_ids - c_ids)}")
-        for name, b_set in bq.summary.items():
-            c_set = cq.summary.get(name)
-            if c_set is None:
-                failures.append(f"summary set {name!r} is missing from this run")
-                continue
-            for metric in GATED:
-                b, c = b_set.semantic.get(metric), c_set.semantic.get(metric)
-                if b is None:
-                    continue
-                checked += 1
-                if c is None or c < b - tolerance:
-                    failures.append(f"{name} semantic {metric}: {b} -> {c} (max drop {tolerance})")
-    if current.incremental is not None:
-        checked += 1
-        if not current.incremental.correct:
-            failures.append("incremental re-index drifted from a fresh index")
-    if baseline.robustness is not None and current.robustness is not None:
-        before = {s.name: s for s in baseline.robustness.scenarios}
-        for sc in current.robustness.scenarios:
-            checked += 1
-            old = before.get(sc.name)
-            if old is None:
-                if not sc.passed:
-                    failures.append(f"new robustness scenario {sc.name} fails")
-                continue
-            if old.passed and not sc.passed:
-                failures.append(f"robustness {sc.name} no longer passes")
-            if old.recovers and not sc.recovers:
-                failures.append(f"robustness {sc.name} no longer recovers")
-        hz = {h.name: h.status for h in baseline.robustness.trees}
-        for h in current.robustness.trees:
-            checked += 1
-            if hz.get(h.name) == "pass" and h.status != "pass":
-                failures.append(f"hazard {h.name} passed in the baseline, now {h.status}")
-    elif baseline.robustness is not None:
-        failures.append("robustness ran in the baseline but not in this run")
-    return GateVerdict(passed=not failures, tolerance=tolerance, failures=failures, checked=checked)
+    notes: list[str] = []
+    b, c = _summary(baseline), _summary(current)
+    if c.incremental is not None and not c.incremental.correct:
+        failures.append("incremental re-index drifted from a fresh index")
+    if b.robustness is not None and c.robustness is not None:
+        before = {sc.name for sc in b.robustness.scenarios}
+        for sc in c.robustness.scenarios:
+            if sc.name not in before and not sc.passed:
+                failures.append(f"new robustness scenario {sc.name} fails")
+    for part in ("quality", "incremental", "robustness"):
+        if getattr(b, part) is None and getattr(c, part) is not None:
+            notes.append(f"the {part} part is not in the baseline: reported, not gated")
+    if c.scale is not None:
+        notes.append("scale figures are reported, never gated")
+    return failures, notes

@@ -286,8 +286,37 @@ class Scale(_Model):
     """Repositories that could not be obtained or indexed: unmeasured, never a score."""
 
 
+class QualitySummary(_Model):
+    summary: dict[str, SummarySet]
+    """`all` plus one set per source."""
+    excluded: list[Excluded]
+    """Instances left out or unmeasured, with why."""
+    scored: int
+    """Queries scored."""
+    skipped: int
+    """Queries skipped (no gold file in the index)."""
+    unmeasured: int
+    """Queries lost to infrastructure errors (never scores)."""
+
+
+class CodeSummary(_Model):
+    """The summary of a code-retrieval run (the envelope's `summary`)."""
+
+    parts: list[str]
+    """Parts the run asked for, in run order."""
+    quality: QualitySummary | None = None
+    """Quality part, when asked."""
+    incremental: Incremental | None = None
+    """Incremental replay, when measured."""
+    robustness: Robustness | None = None
+    """Robustness part, when measured."""
+    scale: Scale | None = None
+    """Scale part, when asked."""
+
+
 class CodeRetrievalResults(_Model):
-    """A code-retrieval benchmark run: `results.json`."""
+    """A code-retrieval results.json before the suite engine (schema 1); read only, by the
+    legacy converter, so committed baselines keep loading unedited."""
 
     schema_version: Literal[1] = Field(1, alias="schema")
     """Schema version of this file."""
@@ -321,17 +350,4 @@ class CodeRetrievalResults(_Model):
     """The gate's verdict when --gate was given."""
 
 
-RESULT_MODELS = (CodeRetrievalResults,)
-
-
-class GateVerdict(_Model):
-    """The gate's answer for one run against one baseline."""
-
-    passed: bool
-    """No regression found."""
-    tolerance: float
-    """Largest allowed drop of a semantic metric."""
-    failures: list[str]
-    """One line per regression."""
-    checked: int
-    """Metrics and checks compared."""
+RESULT_MODELS = (CodeSummary,)

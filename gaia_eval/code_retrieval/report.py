@@ -1,8 +1,27 @@
-"""report.md for a code-retrieval run (pure)."""
+"""The code-retrieval summary and report sections (pure: an envelope in, models and blocks out).
+
+The gate's verdict (what was compared, every failure) comes first from the engine's
+standard header; then quality per summary set, the per-query table, the incremental replay,
+robustness in words, and scale. Units: seconds with two decimals, sizes in MiB or GiB.
+"""
 
 from __future__ import annotations
 
-from gaia_eval.code_retrieval.models import CodeRetrievalResults
+from pydantic import BaseModel
+
+from gaia_eval.code_retrieval.models import (
+    CodeSummary,
+    Excluded,
+    Incremental,
+    QualitySummary,
+    QueryRecord,
+    Robustness,
+    Scale,
+    ScaleRepo,
+)
+from gaia_eval.code_retrieval.quality import summarize
+from gaia_eval.core.report import Bullets, Para, Section, Table
+from gaia_eval.core.results import Envelope, ItemRecord
 
 _METRICS = (
     "file_recall@1",
@@ -13,132 +32,237 @@ _METRICS = (
     "symbol_recall@10",
     "symbol_mrr",
 )
+_PART_OF: dict[str, type[BaseModel]] = {
+    "quality": QueryRecord,
+    "incremental": Incremental,
+    "robustness": Robustness,
+}
+_WORDS = {
+    "correct": "answers correctly",
+    "raised": "fails loudly (raises)",
+    "silent-empty": "silently returns nothing",
+    "silent-wrong": "silently returns wrong results",
+}
 
 
-def _f(v: object) -> str:
-    return "-" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v)
+def _f(v: float | None, digits: int = 4) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
 
 
-def render(r: CodeRetrievalResults, baseline: CodeRetrievalResults | None = None) -> str:
-    env = r.environment
-    out = [
-        f"# Code retrieval: suite `{r.suite}`",
-        "",
-        f"- started {r.started_at}, {_f(r.duration_s)} s; parts: {', '.join(r.parts)}",
-        f"- embedder `{env.embedding_model}`, system `{env.system}`",
-        f"- machine {env.machine}: {env.cpu}, {env.logical_cpus} CPUs, {env.ram_gb} GB, "
-        f"Python {env.python}, gaia_eval {env.gaia_commit or '?'}"
-        f"{' (dirty)' if env.gaia_dirty else ''}",
-    ]
-    if r.error:
-        out += ["", f"**The run stopped with an error:** `{r.error}`"]
-    if r.quality is not None:
-        q = r.quality
-        errors = [x for x in q.queries if x.status == "error"]
-        skipped = [x for x in q.queries if x.status == "skipped"]
-        out += [
-            "",
-            "## Quality",
-            "",
-            f"Unmeasured (infrastructure errors): **{len(errors)}**; skipped: {len(skipped)}; "
-            f"excluded: {len(q.excluded)}.",
+def item_result(record: ItemRecord) -> BaseModel | None:
+    if record.result is None:
+        return None
+    part = record.id.split("/", 1)[0]
+    model = _PART_OF.get(part, ScaleRepo)
+    return model.model_validate(record.result)
+
+
+def summarise(env: Envelope) -> CodeSummary:
+    asked = env.header.item_ids
+    parts = [p for p in ("quality", "incremental", "robustness", "scale") if any(
+        i.split("/", 1)[0] == p for i in asked
+    )]  # fmt: skip
+    out = CodeSummary(parts=parts)
+    by_part: dict[str, list[ItemRecord]] = {}
+    for rec in env.items:
+        by_part.setdefault(rec.id.split("/", 1)[0], []).append(rec)
+    if "quality" in parts:
+        records = [
+            QueryRecord.model_validate(r.result) for r in by_part.get("quality", []) if r.result
         ]
-        for name, s in q.summary.items():
-            wl = s.semantic_vs_lexical_file_rr
-            out += [
-                "",
-                f"### `{name}`: {s.queries} queries ({s.queries_with_symbols} with symbols); "
-                f"semantic vs grep on file rr: {wl.wins} wins, {wl.losses} losses, {wl.ties} ties",
-                "",
-                "| metric | semantic | grep baseline |"
-                + (" baseline semantic |" if baseline else ""),
-                "|---|---|---|" + ("---|" if baseline else ""),
-            ]
-            b_set = baseline.quality.summary.get(name) if baseline and baseline.quality else None
-            for m in _METRICS:
-                row = f"| {m} | {_f(s.semantic.get(m))} | {_f(s.lexical.get(m))} |"
-                if baseline:
-                    row += f" {_f(b_set.semantic.get(m) if b_set else None)} |"
-                out.append(row)
-        out += [
-            "",
-            "| query | status | gold files | semantic file rr | grep file rr |",
-            "|---|---|---|---|---|",
+        excluded = [Excluded.model_validate(e) for e in env.setup.get("excluded", [])]
+        lost = [r for r in by_part.get("quality", []) if r.status != "ok"]
+        excluded += [
+            Excluded(id=r.id.removeprefix("quality/"), reason=f"unmeasured: {r.error}")
+            for r in lost
         ]
-        for x in q.queries:
-            gold = ", ".join(x.gold.files) if x.gold else "-"
-            sem = _f(x.semantic.files["rr"]) if x.semantic else "-"
-            lex = _f(x.lexical.files["rr"]) if x.lexical else "-"
-            status = f"{x.status}: {x.reason}" if x.reason else x.status
-            out.append(f"| {x.id} | {status} | {gold} | {sem} | {lex} |")
-    if r.incremental is not None:
-        i = r.incremental
-        out += [
-            "",
-            "## Incremental replay",
-            "",
-            f"{i.repo} at {i.tip[:12]}, {len(i.commits)} re-indexed commits: "
-            f"**{'correct' if i.correct else 'DRIFTED'}** (stale {i.only_in_incremental}, missing "
-            f"{i.only_in_fresh}, count mismatches {i.duplicate_count_mismatches}, min cosine "
-            f"{_f(i.min_vector_cosine)}); first index {i.first_index_seconds} s, fresh "
-            f"{i.fresh_index_seconds} s, step p50 {i.step_seconds_p50} s, "
-            f"max {i.step_seconds_max} s; "
-            f"probes identical {i.probe_identical_top10}/{len(i.commits)}, mean overlap@10 "
-            f"{i.probe_mean_overlap_at_10}.",
-        ]
-    if r.robustness is not None:
-        rb = r.robustness
-        t = rb.totals
-        out += [
-            "",
-            "## Robustness",
-            "",
-            f"Target {rb.target}: {t['passed']} passed, {t['failed']} failed, "
-            f"{t['not_run']} not run.",
-            "",
-            "| scenario | search | reindex | passed | recovers |",
-            "|---|---|---|---|---|",
-        ]
-        for sc in rb.scenarios:
-            out.append(
-                f"| {sc.name} | {sc.search.outcome} | {sc.reindex.outcome} | {sc.passed} "
-                f"| {sc.recovers} |"
-            )
-        out += ["", "| hazard | status | detail |", "|---|---|---|"]
-        out += [f"| {h.name} | {h.status} | {h.detail} |" for h in rb.trees]
-    if r.scale is not None:
-        out += _scale(r)
-    if r.comparison is not None:
-        c = r.comparison
-        out += ["", "## Gate", "", f"**{'PASS' if c.get('passed') else 'FAIL'}**"]
-        failures = c.get("failures")
-        if isinstance(failures, list):
-            out += [f"- {f}" for f in failures]
-    return "\n".join(out) + "\n"
-
-
-def _scale(r: CodeRetrievalResults) -> list[str]:
-    assert r.scale is not None
-    out = [
-        "",
-        "## Scale (reported, not gated)",
-        "",
-        f"Measured: {len(r.scale.repos)}; unmeasured: **{len(r.scale.errors)}**.",
-        "",
-        "| repo | commit | files | chunks | index s | chunks/s | peak RSS MB | index MB | cold ms "
-        "| p50 ms | p95 ms | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for sr in r.scale.repos:
-        files = f"{sr.files}{' (scan limit hit)' if sr.discovery_truncated else ''}"
-        out.append(
-            f"| {sr.repo} | {sr.commit[:12]} | {files} | {sr.chunks} | {sr.index_seconds} | "
-            f"{sr.chunks_per_second} | {sr.peak_rss_mb} | {sr.index_bytes / 2**20:.1f} | "
-            f"{sr.cold_query_ms} | {sr.query_p50_ms} | {sr.query_p95_ms} | "
-            f"{'-' if sr.wall_seconds is None else sr.wall_seconds} |"
+        out.quality = QualitySummary(
+            summary=summarize(records),
+            excluded=excluded,
+            scored=sum(1 for r in records if r.status == "scored"),
+            skipped=sum(1 for r in records if r.status == "skipped"),
+            unmeasured=len(lost),
         )
-    if r.scale.errors:
-        out.append("")
-    # Git's own messages run over several lines; one line each keeps the list readable.
-    out += [f"- **unmeasured** {e.id}: {' '.join(e.reason.split())}" for e in r.scale.errors]
+    for part in ("incremental", "robustness"):
+        found = next((r for r in by_part.get(part, []) if r.result), None)
+        if found is not None:
+            setattr(out, part, _PART_OF[part].model_validate(found.result))
+    if "scale" in parts:
+        recs = by_part.get("scale", [])
+        out.scale = Scale(
+            repos=[ScaleRepo.model_validate(r.result) for r in recs if r.result],
+            errors=[
+                Excluded(id=r.id.removeprefix("scale/"), reason=r.error or "unmeasured")
+                for r in recs
+                if r.status != "ok"
+            ],
+        )
     return out
+
+
+def headline(env: Envelope) -> list[tuple[str, str]]:
+    s = CodeSummary.model_validate(env.summary)
+    out: list[tuple[str, str]] = []
+    if s.quality is not None and "all" in s.quality.summary:
+        a = s.quality.summary["all"]
+        out.append(("queries scored", f"{s.quality.scored} ({s.quality.unmeasured} unmeasured)"))
+        for m in ("file_recall@5", "file_mrr", "symbol_recall@5"):
+            out.append(
+                (f"semantic {m} (grep)", f"{_f(a.semantic.get(m))} ({_f(a.lexical.get(m))})")
+            )
+    if s.incremental is not None:
+        out.append(("incremental replay", "correct" if s.incremental.correct else "DRIFTED"))
+    if s.robustness is not None:
+        t = s.robustness.totals
+        out.append(
+            ("robustness", f"{t['passed']} passed, {t['failed']} failed, {t['not_run']} not run")
+        )
+    return out
+
+
+def sections(env: Envelope) -> list[Section]:
+    s = CodeSummary.model_validate(env.summary)
+    out: list[Section] = []
+    if s.quality is not None:
+        out.append(_quality(env, s.quality))
+    if s.incremental is not None:
+        out.append(_incremental(s.incremental))
+    if s.robustness is not None:
+        out.append(_robustness(s.robustness))
+    if s.scale is not None:
+        out.append(_scale(s.scale))
+    return out
+
+
+def _quality(env: Envelope, q: QualitySummary) -> Section:
+    sec = Section("Quality")
+    sec.blocks.append(
+        Para(
+            f"Scored {q.scored}; skipped {q.skipped} (no gold file in the index); "
+            f"unmeasured (infrastructure) **{q.unmeasured}**; excluded {len(q.excluded)}. "
+            "`semantic` is the code index under test, `grep` the native whole-word baseline; "
+            "recall@k is the share of gold files (symbols) in the first k results."
+        )
+    )
+    for name, st in q.summary.items():
+        wl = st.semantic_vs_lexical_file_rr
+        rows = [[m, _f(st.semantic.get(m)), _f(st.lexical.get(m))] for m in _METRICS]
+        sec.blocks.append(
+            Table(
+                ["metric", "semantic", "grep"],
+                rows,
+                caption=f"{name}: {st.queries} queries ({st.queries_with_symbols} with symbols); "
+                f"semantic vs grep on file rr: {wl.wins} wins, {wl.losses} losses, {wl.ties} ties",
+            )
+        )
+    rows = []
+    for rec in env.items:
+        if not rec.id.startswith("quality/"):
+            continue
+        if rec.result is None:
+            rows.append(
+                [rec.id.removeprefix("quality/"), f"unmeasured: {rec.error}", "–", "–", "–"]
+            )
+            continue
+        x = QueryRecord.model_validate(rec.result)
+        gold = ", ".join(x.gold.files) if x.gold else "–"
+        sem = _f(x.semantic.files["rr"]) if x.semantic else "–"
+        lex = _f(x.lexical.files["rr"]) if x.lexical else "–"
+        status = f"{x.status}: {x.reason}" if x.reason else x.status
+        rows.append([x.id, status, gold, sem, lex])
+    sec.blocks.append(
+        Table(["query", "status", "gold files", "semantic file rr", "grep file rr"], rows)
+    )
+    if q.excluded:
+        sec.blocks.append(
+            Bullets([f"excluded `{e.id}`: {' '.join(e.reason.split())}" for e in q.excluded])
+        )
+    return sec
+
+
+def _incremental(i: Incremental) -> Section:
+    state = "**correct**" if i.correct else "**DRIFTED** from a fresh index"
+    return Section(
+        "Incremental replay",
+        [
+            Para(
+                f"{i.repo} at {i.tip[:12]}, {len(i.commits)} re-indexed commits: {state} "
+                f"(stale chunks {i.only_in_incremental}, missing {i.only_in_fresh}, count "
+                f"mismatches {i.duplicate_count_mismatches}, lowest vector cosine "
+                f"{_f(i.min_vector_cosine)}). First index {i.first_index_seconds:.2f} s, fresh "
+                f"index of the tip {i.fresh_index_seconds:.2f} s, re-index step median "
+                f"{i.step_seconds_p50:.2f} s, slowest {i.step_seconds_max:.2f} s; probes with an "
+                f"identical top 10: {i.probe_identical_top10} of {len(i.commits)}, mean "
+                f"overlap@10 {i.probe_mean_overlap_at_10:.2f}."
+            )
+        ],
+    )
+
+
+def _robustness(rb: Robustness) -> Section:
+    t = rb.totals
+    rows = [
+        [
+            sc.name,
+            _WORDS.get(sc.search.outcome, sc.search.outcome),
+            _WORDS.get(sc.reindex.outcome, sc.reindex.outcome),
+            "yes" if sc.passed else "**no**",
+            "yes" if sc.recovers else "**no**",
+        ]
+        for sc in rb.scenarios
+    ]
+    hazards = [[h.name, h.status, h.detail] for h in rb.trees]
+    return Section(
+        "Robustness",
+        [
+            Para(
+                f"Target {rb.target}: {t['passed']} passed, {t['failed']} failed, "
+                f"{t['not_run']} not run. A scenario passes when no phase is silent; it "
+                "recovers when re-indexing gives correct results."
+            ),
+            Table(
+                [
+                    "cache damage",
+                    "searching the damaged cache",
+                    "after re-indexing",
+                    "passed",
+                    "recovers",
+                ],
+                rows,
+            ),
+            Table(["tree hazard", "status", "detail"], hazards),
+        ],
+    )
+
+
+def _scale(sc: Scale) -> Section:
+    rows = [
+        [
+            r.repo,
+            r.commit[:12],
+            f"{r.files}{' (scan limit hit)' if r.discovery_truncated else ''}",
+            str(r.chunks),
+            f"{r.index_seconds:.2f}",
+            f"{r.chunks_per_second:.1f}",
+            f"{r.peak_rss_mb / 1024:.2f}",
+            f"{r.index_bytes / 2**20:.1f}",
+            f"{r.cold_query_ms / 1000:.2f}",
+            f"{r.query_p50_ms / 1000:.3f}",
+            f"{r.query_p95_ms / 1000:.3f}",
+            "–" if r.wall_seconds is None else f"{r.wall_seconds:.2f}",
+        ]
+        for r in sc.repos
+    ]
+    blocks: list[Para | Table | Bullets] = [
+        Para(f"Measured {len(sc.repos)}; unmeasured **{len(sc.errors)}**. Reported, never gated."),
+        Table(
+            ["repo", "commit", "files", "chunks", "index s", "chunks/s", "peak RSS GiB",
+             "index MiB", "cold query s", "query p50 s", "query p95 s", "wall s"],
+            rows,
+        ),
+    ]  # fmt: skip
+    if sc.errors:
+        blocks.append(
+            Bullets([f"**unmeasured** {e.id}: {' '.join(e.reason.split())}" for e in sc.errors])
+        )
+    return Section("Scale", list(blocks))

@@ -1,42 +1,38 @@
-"""Run a code-retrieval suite: the only module here that does I/O. It does not print.
+"""The code-retrieval suite on the engine: the only module here that does I/O.
 
-Parts run in the order quality -> incremental -> robustness -> scale; `results.json` and
-`report.md` are re-saved after each part (and each scale repository) and on any exception,
-so finished work is never lost.
+Items: `quality/<instance>` (one SWE-bench query against the code index and the grep
+baseline), `incremental` (the replay), `robustness` (cache damage and hostile trees),
+`scale/<owner/name>` (fresh-index cost of one pinned repository). The run loop owns the
+lock, the run folder, saving after every item, resume, shards and the gate; this module
+says how each item runs. An item that cannot be obtained (a clone, a checkout) is
+unmeasured and the run goes on: hours of other repositories' figures are worth more than
+a stop. A run whose quality part measured nothing is exit 3.
 """
 
 from __future__ import annotations
 
-import hashlib
-import platform
+import os
 import shutil
-import socket
 import tempfile
 import time
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from gaia_eval.code_retrieval import gate as gate_mod
 from gaia_eval.code_retrieval import incremental, offline_repo, quality, report, robustness, scale
 from gaia_eval.code_retrieval import suites as suites_mod
 from gaia_eval.code_retrieval.instances import Instance, fetch_rows, load_jsonl
-from gaia_eval.code_retrieval.models import (
-    CodeRetrievalResults,
-    Config,
-    Environment,
-    Excluded,
-    Quality,
-    QueryRecord,
-    Scale,
-)
+from gaia_eval.code_retrieval.models import CodeSummary, Config, Excluded, QueryRecord
 from gaia_eval.code_retrieval.repos import Repos
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError, InvalidInputError
+from gaia_eval.core.gate import GateRules
 from gaia_eval.core.plugins import load_factory
-from gaia_eval.core.progress import track
-from gaia_eval.core.results_io import read_json, write_json, write_text
-from gaia_eval.core.runmeta import git_state, machine, now_iso
+from gaia_eval.core.report import Section
+from gaia_eval.core.results import Envelope
+from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
 from gaia_eval.embed import Embedder, from_spec
 from gaia_eval.systems.code_index.index import ReferenceCodeIndex
 from gaia_eval.systems.code_index.protocol import CodeIndex
@@ -44,13 +40,13 @@ from gaia_eval.systems.code_index.protocol import CodeIndex
 VERIFIED = "princeton-nlp/SWE-bench_Verified"
 REBENCH = "nebius/SWE-rebench-leaderboard"
 MakeIndex = Callable[[Path, Path], CodeIndex]
+REFERENCE_SYSTEM = "gaia_eval.code_index"
 
 
 @dataclass
 class RunOptions:
     suite: str = "offline"
     parts: list[str] | None = None
-    out: Path | None = None
     work_root: Path | None = None
     embedder: str = "hash"
     system: str | None = None
@@ -59,8 +55,6 @@ class RunOptions:
     url_template: str = "https://github.com/{repo}.git"
     offline: bool = False
     datasets_url: str = "https://datasets-server.huggingface.co"
-    gate: Path | None = None
-    tolerance: float = gate_mod.MAX_DROP
 
 
 def _maker(system: str | None, embedder: Embedder) -> MakeIndex:
@@ -81,20 +75,14 @@ def _maker(system: str | None, embedder: Embedder) -> MakeIndex:
     return make
 
 
-def _environment(embedder: str, system: str | None) -> Environment:
-    m = machine()
-    sha, dirty = git_state(Path(__file__).resolve().parent)
-    return Environment(
-        machine=socket.gethostname(),
-        os=m.os,
-        cpu=m.cpu,
-        logical_cpus=m.logical_cpus,
-        ram_gb=m.ram_gb,
-        python=platform.python_version(),
-        gaia_commit=sha,
-        gaia_dirty=dirty,
-        embedding_model=embedder,
-        system=system or "gaia_eval.code_index",
+def config() -> Config:
+    return Config(
+        search_depth=quality.SEARCH_DEPTH,
+        file_ks=list(quality.FILE_KS),
+        symbol_ks=list(quality.SYMBOL_KS),
+        seed=suites_mod.SAMPLE_SEED,
+        max_repo_chunks=None,
+        nightly_max_chunks=suites_mod.NIGHTLY_MAX_CHUNKS,
     )
 
 
@@ -112,240 +100,278 @@ def _parse_only_chunks(repos: Repos, repo: str, commit: str) -> int:
     return total
 
 
-def _sampled(
-    suite: suites_mod.Suite, opts: RunOptions, work: Path, repos: Repos, excluded: list[Excluded]
-) -> list[Instance]:
-    """The nightly draw: a seeded Verified sample plus SWE-rebench splits, size-capped."""
-    sizes: dict[str, int] = {}
-
-    def fits(inst: Instance) -> bool:
-        if suite.max_repo_chunks is None:
-            return True
-        if inst.repo not in sizes:
-            sizes[inst.repo] = _parse_only_chunks(repos, inst.repo, inst.base_commit)
-            if sizes[inst.repo] > suite.max_repo_chunks:
-                excluded.append(Excluded(id=inst.repo, reason=f"{sizes[inst.repo]} chunks > cap"))
-        return sizes[inst.repo] <= suite.max_repo_chunks
-
-    pool = fetch_rows(VERIFIED, "test", work, offline=opts.offline, base_url=opts.datasets_url)
-    seed = suites_mod.SAMPLE_SEED
-    picks = suites_mod.seeded_sample(pool, suite.sample, seed, fits, lambda i: i.instance_id)
-    for split in suite.rebench_splits:
-        rows = fetch_rows(
-            REBENCH, split, work, offline=opts.offline, base_url=opts.datasets_url,
-            source="swe-rebench",
-        )  # fmt: skip
-        picks += suites_mod.seeded_sample(
-            rows, suite.rebench_per_split, seed, fits, lambda i: i.instance_id
-        )
-    return picks
-
-
-def _instances(suite: suites_mod.Suite, opts: RunOptions, work: Path) -> list[Instance]:
-    if opts.instances_file is not None:
-        rows = load_jsonl(opts.instances_file, source="swebench-verified")
-    elif suite.name == "offline":
-        return []  # generated with the repository
-    else:
-        rows = fetch_rows(VERIFIED, "test", work, offline=opts.offline, base_url=opts.datasets_url)
-    if suite.instance_ids:
-        by_id = {r.instance_id: r for r in rows}
-        missing = [i for i in suite.instance_ids if i not in by_id]
-        if missing:
-            msg = f"the {suite.name} suite needs instances {missing} that the input lacks"
-            raise InvalidInputError(msg)
-        rows = [by_id[i] for i in suite.instance_ids]
-    return rows
-
-
-def query_set(instances: list[Instance]) -> str:
-    return hashlib.sha256("\n".join(sorted(i.instance_id for i in instances)).encode()).hexdigest()
-
-
-def run(opts: RunOptions) -> tuple[CodeRetrievalResults, Path]:
-    suite = suites_mod.get(opts.suite)
-    parts = suites_mod.select_parts(suite, opts.parts)
-    from gaia_eval.core.runmeta import timestamp_slug
-
-    out = opts.out or Path("eval/results") / f"retrieval-code-{suite.name}-{timestamp_slug()}"
-    work = opts.work_root or Path(tempfile.gettempdir()) / "gaia-eval-work"
-    work.mkdir(parents=True, exist_ok=True)
-    run_dir = Path(tempfile.mkdtemp(prefix=f"code-{suite.name}-", dir=work))
-    embedder = from_spec(opts.embedder)
-    make = _maker(opts.system, embedder)
-    mirror = opts.git_mirror
-    sample_excluded: list[Excluded] = []
-    try:
-        if "quality" not in suite.parts:
-            instances = []  # nothing to score (scale): no rows to download
-        elif suite.sample and opts.instances_file is None:
-            instances = _sampled(
-                suite, opts, work, Repos(run_dir, mirror, opts.url_template, work), sample_excluded
-            )
-        else:
-            instances = _instances(suite, opts, work)
-        if suite.name == "offline":
-            mirror = run_dir / "mirror"
-            repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
-            instances = offline_repo.instances(repo)
-        repos = Repos(run_dir, mirror, opts.url_template, cache_root=work)
-    except BaseException:
-        # Nothing to save yet, but the sampled checkouts in run_dir can be gigabytes.
-        shutil.rmtree(run_dir, ignore_errors=True)
-        raise
-    results = CodeRetrievalResults(
-        schema=1,
-        suite=suite.name,
-        parts=parts,
-        query_set=query_set(instances),
-        started_at=now_iso(),
-        environment=_environment(embedder.spec, opts.system),
-        config=Config(
-            search_depth=quality.SEARCH_DEPTH,
-            file_ks=list(quality.FILE_KS),
-            symbol_ks=list(quality.SYMBOL_KS),
-            seed=suites_mod.SAMPLE_SEED,
-            max_repo_chunks=suite.max_repo_chunks,
-            nightly_max_chunks=suites_mod.NIGHTLY_MAX_CHUNKS,
-        ),
+def quality_item(inst: Instance) -> Item:
+    return Item(
+        f"quality/{inst.instance_id}",
+        definition={"repo": inst.repo, "base_commit": inst.base_commit},
+        payload=inst,
     )
-    baseline = None
-    if opts.gate is not None:
-        baseline = CodeRetrievalResults.model_validate(read_json(opts.gate))
 
-    def save() -> None:
-        write_json(out / "results.json", results)
-        write_text(out / "report.md", report.render(results, baseline))
 
-    t0 = time.perf_counter()
-    try:
-        for part in parts:
+def incremental_item(repo: str, tip: str, count: int) -> Item:
+    return Item("incremental", definition={"repo": repo, "tip": tip, "commits": count})
+
+
+def robustness_item(target: str, probes: Sequence[str]) -> Item:
+    return Item("robustness", definition={"target": target, "probes": list(probes)})
+
+
+def scale_item(repo: str, commit: str) -> Item:
+    return Item(f"scale/{repo}", definition={"repo": repo, "commit": commit})
+
+
+class CodeRetrievalSuite(Suite):
+    """`gaia-eval retrieval --component code`."""
+
+    name = "code-retrieval"
+    title = "Code retrieval"
+    item_model = BaseModel  # per part; item_result() picks the model by id
+    item_noun = "item"
+    stop_on_infra = False
+
+    def __init__(self, opts: RunOptions) -> None:
+        self.opts = opts
+        self.definition = suites_mod.get(opts.suite)
+        self.parts = suites_mod.select_parts(self.definition, opts.parts)
+        self.embedder = from_spec(opts.embedder)
+        self.make = _maker(opts.system, self.embedder)
+        self.work = opts.work_root or Path(tempfile.gettempdir()) / "gaia-eval-work"
+        self._scratch: Path | None = None
+        self._items: list[Item] | None = None
+        self._excluded: list[Excluded] = []
+        self._repos: Repos | None = None
+        self._when: dict[str, str] = {}
+        self._indexes: dict[str, CodeIndex] = {}
+
+    # -- the configured run ----------------------------------------------------------------
+
+    def header_fields(self) -> HeaderFields:
+        cfg = config()
+        cfg.max_repo_chunks = self.definition.max_repo_chunks
+        return HeaderFields(
+            tier=self.definition.name,
+            system=self.opts.system or REFERENCE_SYSTEM,
+            embedder=self.embedder.spec,
+            settings=cfg.model_dump(mode="json"),
+        )
+
+    @property
+    def scratch(self) -> Path:
+        if self._scratch is None:
+            self.work.mkdir(parents=True, exist_ok=True)
+            # Named like the engine's temp folders, so a killed run's checkouts get cleaned.
+            self._scratch = Path(tempfile.mkdtemp(prefix=f"gaia-eval-run-{os.getpid()}-code-"))
+        return self._scratch
+
+    @property
+    def repos(self) -> Repos:
+        if self._repos is None:
+            mirror = self.opts.git_mirror
+            if self.definition.name == "offline":
+                mirror = self.scratch / "mirror"
+            self._repos = Repos(self.scratch, mirror, self.opts.url_template, cache_root=self.work)
+        return self._repos
+
+    def items(self) -> list[Item]:
+        if self._items is not None:
+            return self._items
+        d = self.definition
+        out: list[Item] = []
+        if "quality" in d.parts:
+            out += [quality_item(i) for i in self._instances()]
+        if d.replay is not None:
+            out.append(incremental_item(*d.replay))
+        if d.robustness is not None:
+            name, _commit, folder = d.robustness
+            out.append(robustness_item(f"{name}/{folder}", d.probes))
+        out += [scale_item(name, commit) for name, commit in d.scale_repos]
+        self._items = out
+        return out
+
+    def select(self, items: Sequence[Item]) -> list[Item]:
+        return [i for i in items if i.id.split("/", 1)[0] in self.parts]
+
+    def _instances(self) -> list[Instance]:
+        d, opts = self.definition, self.opts
+        if d.name == "offline":
+            mirror = self.scratch / "mirror"
+            repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
+            return offline_repo.instances(repo)
+        if d.sample and opts.instances_file is None:
+            return self._sampled()
+        if opts.instances_file is not None:
+            rows = load_jsonl(opts.instances_file, source="swebench-verified")
+        else:
+            rows = fetch_rows(
+                VERIFIED, "test", self.work, offline=opts.offline, base_url=opts.datasets_url
+            )
+        if d.instance_ids:
+            by_id = {r.instance_id: r for r in rows}
+            missing = [i for i in d.instance_ids if i not in by_id]
+            if missing:
+                msg = f"the {d.name} suite needs instances {missing} that the input lacks"
+                raise InvalidInputError(msg)
+            rows = [by_id[i] for i in d.instance_ids]
+        return rows
+
+    def _sampled(self) -> list[Instance]:
+        """The nightly draw: a seeded Verified sample plus SWE-rebench splits, size-capped."""
+        d, opts = self.definition, self.opts
+        sizes: dict[str, int] = {}
+
+        def fits(inst: Instance) -> bool:
+            if d.max_repo_chunks is None:
+                return True
+            if inst.repo not in sizes:
+                sizes[inst.repo] = _parse_only_chunks(self.repos, inst.repo, inst.base_commit)
+                if sizes[inst.repo] > d.max_repo_chunks:
+                    reason = f"{sizes[inst.repo]} chunks > cap"
+                    self._excluded.append(Excluded(id=inst.repo, reason=reason))
+            return sizes[inst.repo] <= d.max_repo_chunks
+
+        fetch = dict(offline=opts.offline, base_url=opts.datasets_url)
+        pool = fetch_rows(VERIFIED, "test", self.work, **fetch)  # type: ignore[arg-type]
+        seed = suites_mod.SAMPLE_SEED
+        picks = suites_mod.seeded_sample(pool, d.sample, seed, fits, lambda i: i.instance_id)
+        for split in d.rebench_splits:
+            rows = fetch_rows(REBENCH, split, self.work, source="swe-rebench", **fetch)  # type: ignore[arg-type]
+            picks += suites_mod.seeded_sample(
+                rows, d.rebench_per_split, seed, fits, lambda i: i.instance_id
+            )
+        return picks
+
+    def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
+        if self._excluded:
+            ctx.setup["excluded"] = [e.model_dump(mode="json") for e in self._excluded]
+
+    def ordered(self, items: Sequence[Item], ctx: RunContext) -> list[Item]:
+        # Oldest base first within each repository, so each re-index embeds only what
+        # changed; the other parts keep their place after quality.
+        def key(item: Item) -> tuple[int, str, str, str]:
+            if not item.id.startswith("quality/"):
+                return (1, "", "", "")
+            inst: Instance = item.payload
+            try:
+                when = inst.created_at or self.repos.commit_time(inst.repo, inst.base_commit)
+            except GaiaEvalError:
+                when = ""  # run_item meets the same failure and records it unmeasured
+            self._when[item.id] = when
+            return (0, inst.repo, when, inst.instance_id)
+
+        return sorted(items, key=key)
+
+    def teardown(self) -> None:
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+            self._repos = None
+            self._indexes.clear()
+
+    def run_item(self, item: Item, ctx: RunContext) -> BaseModel:
+        part = item.id.split("/", 1)[0]
+        d = self.definition
+        try:
             if part == "quality":
-                results.quality = Quality(queries=[], excluded=list(sample_excluded), summary={})
-                _quality(results.quality, instances, repos, make, run_dir, save)
-            elif part == "incremental" and suite.replay is not None:
-                name, tip, count = suite.replay
-                results.incremental = incremental.replay(
-                    repos, name, tip, count, make, run_dir / "replay"
+                return self._quality(item)
+            if part == "incremental":
+                assert d.replay is not None
+                name, tip, count = d.replay
+                return incremental.replay(
+                    self.repos, name, tip, count, self.make, self.scratch / "replay"
                 )
-            elif part == "robustness" and suite.robustness is not None:
-                name, commit, folder = suite.robustness
-                tree = repos.checkout(name, commit) / folder
-                results.robustness = robustness.run(
-                    tree, run_dir / "robustness", embedder, list(suite.probes), f"{name}/{folder}"
-                )
-            elif part == "scale":
-                results.scale = Scale(repos=[], errors=[])
-                _scale(results.scale, suite.scale_repos, repos, make, run_dir / "scale", save)
-            save()
-    except BaseException as err:
-        results.error = "".join(traceback.format_exception_only(err)).strip()
-        raise
-    finally:
-        results.duration_s = round(time.perf_counter() - t0, 2)
-        if baseline is not None and results.error is None:
-            results.comparison = gate_mod.compare(baseline, results, opts.tolerance).model_dump()
-        save()
-        shutil.rmtree(run_dir, ignore_errors=True)
-    return results, out
+            if part == "robustness":
+                assert d.robustness is not None
+                name, commit, folder = d.robustness
+                tree = self.repos.checkout(name, commit) / folder
+                return robustness.run(
+                    tree, self.scratch / "robustness", self.embedder, list(d.probes),
+                    f"{name}/{folder}",
+                )  # fmt: skip
+            repo, commit = item.definition["repo"], item.definition["commit"]
+            return self._scale(repo, commit)
+        except InfrastructureError:
+            raise
+        except GaiaEvalError as err:
+            # A missing mirror clone or an unreadable commit: the item cannot be measured.
+            msg = f"cannot obtain what {item.id} needs: {err}"
+            raise InfrastructureError(msg) from err
 
+    def _quality(self, item: Item) -> QueryRecord:
+        inst: Instance = item.payload
+        when = self._when.get(item.id) or inst.created_at
+        if not when:
+            when = self.repos.commit_time(inst.repo, inst.base_commit)
+        tree = self.repos.checkout(inst.repo, inst.base_commit)
+        index = self._indexes.get(inst.repo) or self.make(tree, self.scratch / "quality-cache")
+        self._indexes[inst.repo] = index
+        rec = quality.score_query(
+            inst,
+            tree,
+            index,
+            quality.reference_texts(index, tree),
+            lambda path: self.repos.show(inst.repo, inst.base_commit, path),
+        )
+        if rec.created_at is None:
+            rec.created_at = when
+        return rec
 
-def _scale(  # noqa: PLR0917 - the part's whole context, passed once
-    block: Scale,
-    pinned: tuple[tuple[str, str], ...],
-    repos: Repos,
-    make: MakeIndex,
-    cache_root: Path,
-    save: Callable[[], None],
-) -> None:
-    """Measure each pinned repository; one that cannot be obtained or indexed is unmeasured.
-
-    A missing mirror clone, a failed clone or checkout, or an index that cannot embed is
-    recorded under `errors` with its reason and the next repository still runs: hours of
-    other repositories' figures are worth more than a stop. Results are saved after each.
-    """
-    save()  # the first repository can take an hour: a killed run still leaves its settings
-    for name, commit in track(pinned, "scale repositories"):
+    def _scale(self, repo: str, commit: str) -> BaseModel:
         t0 = time.perf_counter()
         try:
-            tree = repos.checkout(name, commit)
+            tree = self.repos.checkout(repo, commit)
         except GaiaEvalError as err:
-            block.errors.append(
-                Excluded(id=name, reason=f"cannot obtain {name} at {commit}: {err}")
-            )
-            save()
-            continue
-        try:
-            measured = scale.measure(
-                name, commit, tree, make, cache_root / name.replace("/", "+"), _texts_at(tree)
-            )
-        except InfrastructureError as err:
-            block.errors.append(Excluded(id=name, reason=f"cannot index {name} at {commit}: {err}"))
-        else:
-            measured.wall_seconds = round(time.perf_counter() - t0, 2)
-            block.repos.append(measured)
-        save()
-    if pinned and not block.repos:
-        msg = (
-            f"no scale repository could be measured ({len(block.errors)} unmeasured; "
-            "the reasons are in results.json scale.errors)"
+            msg = f"cannot obtain {repo} at {commit}: {err}"
+            raise InfrastructureError(msg) from err
+        cache = self.scratch / "scale" / repo.replace("/", "+")
+        measured = scale.measure(
+            repo, commit, tree, self.make, cache, lambda ix: quality.reference_texts(ix, tree)()
         )
-        raise InfrastructureError(msg)
+        measured.wall_seconds = round(time.perf_counter() - t0, 2)
+        return measured
+
+    # -- reading results ----------------------------------------------------------------------
+
+    @classmethod
+    def item_result(cls, record: object) -> BaseModel | None:
+        return report.item_result(record)  # type: ignore[arg-type]
+
+    @classmethod
+    def summarise(cls, env: Envelope) -> CodeSummary:
+        return report.summarise(env)
+
+    @classmethod
+    def unmeasured_reason(cls, env: Envelope) -> str | None:
+        quality_ids = [i for i in env.header.item_ids if i.startswith("quality/")]
+        if not quality_ids:
+            return None
+        measured = {r.id for r in env.items if r.status != "infra_error"}
+        if any(i in measured for i in quality_ids):
+            return None
+        return f"the quality part measured none of its {len(quality_ids)} instances"
+
+    @classmethod
+    def gate_rules(cls) -> GateRules:
+        return gate_mod.RULES
+
+    @classmethod
+    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
+        return gate_mod.metrics(env)
+
+    @classmethod
+    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
+        return gate_mod.checks(env)
+
+    @classmethod
+    def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
+        return gate_mod.extra(baseline, current)
+
+    @classmethod
+    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
+        return report.headline(env)
+
+    @classmethod
+    def report_sections(cls, env: Envelope) -> list[Section]:
+        return report.sections(env)
 
 
-def _texts_at(tree: Path) -> Callable[[CodeIndex], dict[str, str]]:
-    return lambda ix: quality.reference_texts(ix, tree)()
-
-
-def _show_at(repos: Repos, inst: Instance) -> Callable[[str], str | None]:
-    return lambda path: repos.show(inst.repo, inst.base_commit, path)
-
-
-def _quality(  # noqa: PLR0917 - the part's whole context, passed once
-    q: Quality,
-    instances: list[Instance],
-    repos: Repos,
-    make: MakeIndex,
-    run_dir: Path,
-    save: Callable[[], None],
-) -> None:
-    # Oldest base first within each repository, so each re-index only embeds what changed.
-    keyed: list[tuple[str, str, Instance]] = []
-    for inst in instances:
-        try:
-            when = inst.created_at or repos.commit_time(inst.repo, inst.base_commit)
-        except GaiaEvalError as err:
-            q.excluded.append(Excluded(id=inst.instance_id, reason=str(err)))
-            continue
-        keyed.append((inst.repo, when, inst))
-    keyed.sort(key=lambda t: (t[0], t[1], t[2].instance_id))
-    indexes: dict[str, CodeIndex] = {}
-    for repo, when, inst in track(keyed, "quality queries"):
-        try:
-            tree = repos.checkout(repo, inst.base_commit)
-            index = indexes.get(repo) or make(tree, run_dir / "quality-cache")
-            indexes[repo] = index
-            rec = quality.score_query(
-                inst,
-                tree,
-                index,
-                quality.reference_texts(index, tree),
-                _show_at(repos, inst),
-            )
-            if rec.created_at is None:
-                rec.created_at = when
-        except InfrastructureError as err:
-            rec = QueryRecord(
-                id=inst.instance_id,
-                source=inst.source,
-                repo=repo,
-                base_commit=inst.base_commit,
-                created_at=when,
-                query_chars=len(inst.problem_statement),
-                status="error",
-                reason=str(err),
-            )
-            q.excluded.append(Excluded(id=inst.instance_id, reason=f"unmeasured: {err}"))
-        q.queries.append(rec)
-        q.summary = quality.summarize(q.queries)
-        save()
+__all__ = ["CodeRetrievalSuite", "RunOptions"]

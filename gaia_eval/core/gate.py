@@ -116,8 +116,9 @@ def _allowed(
     if rule.widen_items is not None and n:
         parts.append((rule.widen_items / n, f"{rule.widen_items:g}/{n}"))
     allowed = max(p[0] for p in parts)
-    text = parts[0][1] if len(parts) == 1 else f"max({', '.join(p[1] for p in parts)})"
-    return allowed, f"{text} = {allowed:.4f}"
+    if len(parts) == 1:
+        return allowed, parts[0][1]
+    return allowed, f"max({', '.join(p[1] for p in parts)}) = {allowed:.4f}"
 
 
 def _first(ids: list[str], n: int = 20) -> str:

@@ -202,6 +202,9 @@ class Envelope(ResultModel):
         return [r for r in self.items if r.status != "infra_error"]
 
 
+RESULT_MODELS = (Envelope,)
+
+
 def definition_digest(rows: Iterable[tuple[str, Any]]) -> str:
     """sha256 over (id, definition) pairs in id order; definitions must be JSON data."""
     ordered = sorted(rows, key=lambda r: r[0])

@@ -33,6 +33,7 @@ from gaia_eval.core import gate as gate_engine
 from gaia_eval.core.errors import (
     EXIT_GATE_FAILED,
     EXIT_OK,
+    GaiaEvalError,
     InfrastructureError,
     InvalidInputError,
     NotComparableError,
@@ -232,6 +233,8 @@ def describe(err: BaseException) -> str:
     if isinstance(err, KeyboardInterrupt):
         return "Interrupted: the run received SIGINT"
     text = str(err) or repr(err)
+    if isinstance(err, GaiaEvalError):  # our own messages say what happened already
+        return text[:2000]
     return f"{type(err).__name__}: {text}"[:2000]
 
 
