@@ -23,7 +23,7 @@ from gaia_eval.core.errors import InvalidInputError
 M = TypeVar("M", bound=BaseModel)
 
 # The scrub hook: text in, scrubbed text out; raises LeakError when it cannot make the
-# text safe. The scrub module installs the real scanner at import of gaia_eval.scrub.
+# text safe. The first write installs gaia_eval.scrub.scrub_text; tests may swap it.
 ScrubHook = Callable[[str], str]
 
 
@@ -49,13 +49,14 @@ def scrub_text(text: str) -> str:
 
 
 def _ensure_scrubber() -> None:
-    # Importing the scrub package installs its hook. It is imported lazily, to keep the
-    # native core off the CLI's import path. If it cannot load, nothing may be written:
-    # the identity hook would let every secret through (fail closed).
+    # The real scanner is gaia_eval.scrub, imported on the first write (it loads the native
+    # core, which the CLI's --help should not pay for). If it cannot load, nothing may be
+    # written: the identity hook would let every secret through (fail closed).
     if _hook["scrub"] is not _identity:
         return
     try:
-        importlib.import_module("gaia_eval.scrub")
+        scrub = importlib.import_module("gaia_eval.scrub")
+        hook = scrub.scrub_text
     except Exception as err:
         from gaia_eval.core.errors import LeakError
 
@@ -64,11 +65,7 @@ def _ensure_scrubber() -> None:
             "written. Rebuild the native core (`nox -s native`) and run again"
         )
         raise LeakError(msg) from err
-    if _hook["scrub"] is _identity:
-        from gaia_eval.core.errors import LeakError
-
-        msg = "the secret scrubber did not install its hook; nothing was written"
-        raise LeakError(msg)
+    _hook["scrub"] = hook
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

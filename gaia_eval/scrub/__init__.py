@@ -1,9 +1,9 @@
 """Secret scrubbing for everything gaia_eval writes, and for `gaia-eval scrub`.
 
-Importing this package installs the scrub hook of `gaia_eval.core.results_io`, so every
-artifact (transcripts, diffs, results, scorecards, reports) is scrubbed before its atomic
-write, and a write whose text still holds a secret after redaction is refused with
-LeakError. The hook always includes the environment's secret-looking values, read at
+`gaia_eval.core.results_io` scrubs every artifact (transcripts, diffs, results,
+scorecards, reports) with `scrub_text` before its atomic write, and a write whose text
+still holds a secret after redaction is refused with LeakError. (results_io imports this
+package on its first write; this package imports nothing of results_io.) The hook always includes the environment's secret-looking values, read at
 each write (so a key exported mid-run is still caught), plus values registered with
 `register_known`. The native core is imported on first use, keeping this import cheap.
 
@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from gaia_eval.core import results_io
 from gaia_eval.scrub.env import SECRET_NAME, known_from_env, value_qualifies
 
 if TYPE_CHECKING:
@@ -99,9 +98,3 @@ def scrub_text(text: str, *, known: Iterable[bytes | str] = (), skip: Iterable[s
         return text
     return out.decode("utf-8", "surrogatepass")
 
-
-def _hook(text: str) -> str:
-    return scrub_text(text)
-
-
-results_io.set_scrub_hook(_hook)
