@@ -333,3 +333,25 @@ def test_filtered_run_is_labelled_and_unasked_items_are_notes_or_failures(
     monkeypatch.setattr(ToySuite, "gate_rules", classmethod(lambda cls: strict))
     v = compare(ToySuite, base, cur)
     assert not v.passed and len(v.missing_items) == 8
+
+
+def test_load_system_checks_the_protocol(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typing import Protocol, runtime_checkable
+
+    from gaia_eval.core.plugins import load_system
+
+    @runtime_checkable
+    class Greeter(Protocol):
+        def greet(self) -> str: ...
+
+    (tmp_path / "plug.py").write_text(
+        "class Good:\n    def greet(self):\n        return 'hi'\n"
+        "def good():\n    return Good()\n"
+        "def bad():\n    return object()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert load_system("plug:good", Greeter).greet() == "hi"
+    with pytest.raises(InvalidInputError, match="not a Greeter \\(lacks greet\\)"):
+        load_system("plug:bad", Greeter)
+    with pytest.raises(InvalidInputError, match="expected 'module:factory'"):
+        load_system("plug", Greeter)

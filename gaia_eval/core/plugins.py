@@ -1,11 +1,14 @@
-"""Load a user's own system from a `module:factory` string (`--system`)."""
+"""Load a user's own system from a `module:factory` string (`--system`), the one way every
+suite plugs in a system under test."""
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, TypeVar
 
 from gaia_eval.core.errors import InvalidInputError
+
+T = TypeVar("T")
 
 
 def load_factory(spec: str, flag: str = "--system") -> Any:
@@ -30,3 +33,23 @@ def load_factory(spec: str, flag: str = "--system") -> Any:
         msg = f"{flag} {spec!r}: {attr!r} is not callable"
         raise InvalidInputError(msg)
     return factory()
+
+
+def load_system(spec: str, protocol: type[T], flag: str = "--system") -> T:
+    """`module:factory` -> the object its factory returns, checked against a
+    runtime-checkable Protocol; the message names what the object lacks."""
+    obj = load_factory(spec, flag)
+    if not isinstance(obj, protocol):
+        wanted = sorted(
+            name
+            for name in getattr(protocol, "__protocol_attrs__", dir(protocol))
+            if not name.startswith("_")
+        )
+        lacks = [name for name in wanted if not hasattr(obj, name)]
+        what = f"lacks {', '.join(lacks)}" if lacks else "does not match it"
+        msg = (
+            f"{flag} {spec!r}: the factory returned a {type(obj).__name__}, which is not a "
+            f"{protocol.__name__} ({what})"
+        )
+        raise InvalidInputError(msg)
+    return obj

@@ -3,7 +3,8 @@
 `gaia_eval.core.results_io` scrubs every artifact (transcripts, diffs, results,
 scorecards, reports) with `scrub_text` before its atomic write, and a write whose text
 still holds a secret after redaction is refused with LeakError. (results_io imports this
-package on its first write; this package imports nothing of results_io.) The hook always includes the environment's secret-looking values, read at
+package on its first write; this package imports nothing of results_io.) The scrub
+always includes the environment's secret-looking values, read at
 each write (so a key exported mid-run is still caught), plus values registered with
 `register_known`. The native core is imported on first use, keeping this import cheap.
 
