@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval import _native
+from gaia_eval.bench import trec
 from gaia_eval.bench.common import BenchRow, time_interleaved
 
 TITLE = "ranking metrics (recall@k, P@k, nDCG@k, MRR)"
@@ -226,10 +227,10 @@ def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
     }
 
     def native_natural() -> object:
-        return native(w.ranked, *_native.qrels_to_csr(w.qrels))
+        return native(w.ranked, *trec.qrels_to_csr(w.qrels))
 
     def numpy_natural() -> object:
-        return numpy_vectorized(w.ranked, *_native.qrels_to_csr(w.qrels))
+        return numpy_vectorized(w.ranked, *trec.qrels_to_csr(w.qrels))
 
     natural: dict[str, Callable[[], object]] = {
         "gaia_eval (native)": native_natural,

@@ -98,4 +98,3 @@ def scrub_text(text: str, *, known: Iterable[bytes | str] = (), skip: Iterable[s
     if out is data:
         return text
     return out.decode("utf-8", "surrogatepass")
-

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gaia_eval import _core, _native
+from gaia_eval.bench import trec
 
 # ---- the oracle: slow and obviously right ------------------------------------------------
 
@@ -55,7 +56,7 @@ def to_arrays(
     ranked = np.full((len(rankings), depth), -1, dtype=np.int64)
     for i, r in enumerate(rankings):
         ranked[i, : len(r)] = r
-    return (ranked, *_native.qrels_to_csr(qrels))
+    return (ranked, *trec.qrels_to_csr(qrels))
 
 
 # ---- property tests against the oracle ---------------------------------------------------
@@ -161,7 +162,7 @@ def test_precision_divides_by_k_even_for_short_rankings() -> None:
 
 def test_empty_ranking_scores_zero() -> None:
     ranked = np.full((1, 3), -1, dtype=np.int64)
-    scores = _native.ranking_metrics(ranked, *_native.qrels_to_csr([{1: 1}]), [1, 5])
+    scores = _native.ranking_metrics(ranked, *trec.qrels_to_csr([{1: 1}]), [1, 5])
     assert (
         scores.recall.tolist() == scores.precision.tolist() == scores.ndcg.tolist() == [[0.0, 0.0]]
     )
@@ -179,20 +180,20 @@ def test_empty_relevance_set_is_an_error_naming_the_query() -> None:
     with pytest.raises(ValueError, match=r"query 1 has no relevant judgement"):
         _native.ranking_metrics(*arrays, [1])
     with pytest.raises(ValueError, match=r"query 'b' has no relevant judgement"):
-        _native.evaluate_run({"a": {"x": 1}, "b": {"y": 0}}, {"a": ["x"], "b": ["y"]}, [1])
+        trec.evaluate_run({"a": {"x": 1}, "b": {"y": 0}}, {"a": ["x"], "b": ["y"]}, [1])
     with pytest.raises(ValueError, match=r"query 'zzz' has no judgements"):
-        _native.evaluate_run({"a": {"x": 1}}, {"a": ["x"], "zzz": ["y"]}, [1])
+        trec.evaluate_run({"a": {"x": 1}}, {"a": ["x"], "zzz": ["y"]}, [1])
 
 
 def test_noncontiguous_input_is_read_correctly() -> None:
     wide = np.asarray([[3, 99, 4, 99], [5, 99, -1, 99]], dtype=np.int64)
-    offsets, docs, grades = _native.qrels_to_csr([{4: 1}, {5: 2}])
+    offsets, docs, grades = trec.qrels_to_csr([{4: 1}, {5: 2}])
     scores = _native.ranking_metrics(wide[:, ::2], offsets, docs, grades, [1, 2])
     assert scores.recall.tolist() == [[0.0, 1.0], [1.0, 1.0]]
 
 
 def test_summary_and_per_query() -> None:
-    scores = _native.evaluate_run(
+    scores = trec.evaluate_run(
         {"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": ["a"], "q2": ["x", "b"]}, [1]
     )
     assert scores.summary() == {"recall@1": 0.5, "P@1": 0.5, "ndcg@1": 0.5, "mrr": 0.75}
@@ -202,7 +203,7 @@ def test_summary_and_per_query() -> None:
 
 
 def test_query_missing_from_run_scores_zero_not_skipped() -> None:
-    scores = _native.evaluate_run({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": ["a"]}, [1])
+    scores = trec.evaluate_run({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": ["a"]}, [1])
     assert scores.qids == ("q1", "q2")
     assert scores.summary()["recall@1"] == 0.5
 
@@ -302,12 +303,12 @@ def test_binding_validates_on_its_own() -> None:
 )
 def test_qrels_to_csr_refuses_non_ints(qrels: list[dict[Any, Any]], pattern: str) -> None:
     with pytest.raises(TypeError, match=pattern):
-        _native.qrels_to_csr(qrels)
+        trec.qrels_to_csr(qrels)
 
 
 def test_evaluate_run_refuses_float_grades_rather_than_truncating() -> None:
     with pytest.raises(TypeError, match=r"grade 0\.5 must be an int"):
-        _native.evaluate_run({"q": {"a": 0.5, "b": 1}}, {"q": ["a"]}, [1])  # type: ignore[dict-item]
+        trec.evaluate_run({"q": {"a": 0.5, "b": 1}}, {"q": ["a"]}, [1])  # type: ignore[dict-item]
 
 
 def test_first_hit_bad_ranks() -> None:
@@ -343,7 +344,7 @@ def test_equals_pytrec_eval_on_random_runs(seed: int) -> None:
     qrels, run = random_run(random.Random(seed), 200)
     spec = {f"{m}.{','.join(map(str, ks))}" for m in ("recall", "P", "ndcg_cut")} | {"recip_rank"}
     want = pytrec_eval.RelevanceEvaluator(qrels, spec).evaluate(run)
-    got = _native.evaluate_run(qrels, run, ks).per_query()
+    got = trec.evaluate_run(qrels, run, ks).per_query()
     assert set(got) == set(want)
     for qid, measures in want.items():
         for k in ks:
