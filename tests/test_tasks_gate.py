@@ -1,4 +1,5 @@
-"""Expectations with the §6.9 slack, the gate's checks and refusals, and the reports."""
+"""Expectations with the §6.9 slack, the gate's checks and refusals (as the engine's
+Verdict, stored in results.json), and the reports; pre-engine scorecard folders still load."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.results_io import write_json
 from gaia_eval.tasks.gate import gate, propose
 from gaia_eval.tasks.models import Judgement, Scorecard, TaskResult
-from gaia_eval.tasks.report import result_string, summary, summary_markdown, table_html
-from gaia_eval.tasks.runner import run_cost
+from gaia_eval.tasks.report import result_string, summary, table_html
+from gaia_eval.tasks.results import run_cost
 
 
 def _judge(q: int, fab: int = 5, **kw: object) -> Judgement:
@@ -94,17 +95,27 @@ def test_propose_refuses_unmeasured_unjudged_and_unlike() -> None:
         propose([card(), card(model="other")])
 
 
+def _failed(v: object) -> list[str]:
+    return [m.name for m in v.metrics if not m.passed]  # type: ignore[attr-defined]
+
+
 def test_gate_pass_and_misses() -> None:
     exp = propose([card()])
-    assert gate(card(), exp).ok
+    assert gate(card(), exp).passed
     verdict = gate(card(passed=1), exp)
-    failed = [c.name for c in verdict.checks if not c.ok]
-    assert failed == ["passed"]
-    assert next(c for c in verdict.checks if c.name == "passed").main == 3
+    assert _failed(verdict) == ["passed"]
+    passed = next(c for c in verdict.metrics if c.name == "passed")
+    assert (passed.baseline, passed.current, passed.rule) == (3, 1, ">= 2 (min_passed)")
+    assert verdict.failures == ["passed: 1.0 is outside the limit >= 2 (min_passed) (measured 3)"]
+    # t1 and t2 flipped PASS -> FAIL since the expectations: listed, not failed on by itself.
+    assert [(f.item, f.before, f.after, f.gated) for f in verdict.flips] == [
+        ("t1", True, False, False),
+        ("t2", True, False, False),
+    ]
     worse = card()
     for t in worse.tasks:
         t.input_tokens = 5000
-    assert [c.name for c in gate(worse, exp).checks if not c.ok] == ["total_tokens"]
+    assert _failed(gate(worse, exp)) == ["total_tokens"]
 
 
 def test_gate_requires_every_task_measured_and_judged() -> None:
@@ -112,19 +123,19 @@ def test_gate_requires_every_task_measured_and_judged() -> None:
     c = card()
     c.tasks[3].error_kind = "unavailable"
     c.tasks[2].judge = Judgement(error="unjudged")
-    failed = {x.name for x in gate(c, exp).checks if not x.ok}
-    assert {"measured", "quality", "misreported"} <= failed
+    assert {"measured", "quality", "misreported"} <= set(_failed(gate(c, exp)))
     # A crash that left fewer results than tasks asked for is not "all measured".
     c = card()
     c.tasks.pop()
-    assert "measured" in {x.name for x in gate(c, exp).checks if not x.ok}
+    assert "measured" in _failed(gate(c, exp))
 
 
 def test_gate_verified_not_gated_yet() -> None:
     exp = propose([card()])
     exp.min_verified = None
-    check = next(c for c in gate(card(), exp).checks if c.name == "verified")
-    assert check.ok and check.note == "not gated yet"
+    verdict = gate(card(), exp)
+    check = next(c for c in verdict.metrics if c.name == "verified")
+    assert check.passed and check.rule == "not gated yet" and verdict.not_gated == ["verified"]
 
 
 @pytest.mark.parametrize("field", ["suite", "model", "judge_model"])
@@ -148,7 +159,11 @@ def test_result_strings_and_cost_rules() -> None:
     assert run_cost([a, b]).total_usd is None and "unknown" in run_cost([a, b]).note
     c = TaskResult(id="c", check="stated", cost_usd=1.0, cost_source="metered")
     assert run_cost([a, c]).total_usd is None and "mixed" in run_cost([a, c]).note
-    md = summary_markdown(card())
+    from gaia_eval.core.report import render_markdown
+    from gaia_eval.tasks.results import cards_envelope
+    from gaia_eval.tasks.suite import TasksSuite
+
+    md = render_markdown(TasksSuite, cards_envelope([card()]))
     assert "cost n/a" in md and "$0.00" not in md
 
 
@@ -156,7 +171,10 @@ def _write(run: Path, c: Scorecard) -> None:
     write_json(run / "scorecard.json", c.model_dump(mode="json", by_alias=True))
 
 
-def test_cli_gate_propose_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_gate_propose_report_on_pre_engine_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scorecard.json folders (one run, or r1/r2 repeats) written before the engine load."""
     a, b = tmp_path / "a", tmp_path / "b"
     _write(a / "r1", card())
     _write(a / "r2", card(passed=2, repeat=2))
@@ -166,14 +184,15 @@ def test_cli_gate_propose_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
     data = json.loads(exp.read_text())
     assert data["schema"] == 1 and data["min_passed"] == 1 and data["model"] == "m"
     assert main(["tasks", "gate", str(a), "--expect", str(exp), "--enforce"]) == 0
-    assert (a / "r1" / "gate.md").read_text().startswith("# Gate")
+    report = (a / "report.md").read_text()
+    assert "Gate **PASSED**" in report and "r2 passed" in report
+    assert not (a / "results.json").exists()  # an old run's files are left as they were
     _write(tmp_path / "bad", card(passed=0))
     assert main(["tasks", "gate", str(tmp_path / "bad"), "--expect", str(exp), "--enforce"]) == 1
+    assert "MISS passed" in capsys.readouterr().out
     assert main(["tasks", "gate", str(tmp_path / "bad"), "--expect", str(exp)]) == 0
     assert main(["tasks", "gate", str(b), "--expect", str(exp)]) == 3
     assert "model differs" in capsys.readouterr().err
-    assert main(["tasks", "gate", str(b), "--enforce"]) == 2
-    assert "--expect" in capsys.readouterr().err
     assert main(["tasks", "propose", str(a), str(b), "--out", str(tmp_path / "x.json")]) == 3
     assert main(["tasks", "report", str(a), str(b), "--out", str(tmp_path / "rep")]) == 0
     md = (tmp_path / "rep" / "report.md").read_text()
@@ -182,3 +201,36 @@ def test_cli_gate_propose_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "<table>" in (tmp_path / "rep" / "report.html").read_text()
     assert "<td>other-model</td>" in table_html([card(model="other-model")])
     assert main(["tasks", "gate", str(tmp_path / "nothing")]) == 2
+
+
+def test_enforce_without_committed_expectations_is_not_gated_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path / "run", card(model="a-model-nobody-measured"))
+    assert main(["tasks", "gate", str(tmp_path / "run"), "--enforce"]) == 0
+    out = capsys.readouterr().out
+    assert "not gated yet" in out and "a-model-nobody-measured.core.json" in out
+    assert "gaia_eval/baselines/tasks" in out
+    # Naming a file that does not exist is an error, enforcing or not.
+    for extra in ([], ["--enforce"]):
+        missing = ["--expect", str(tmp_path / "missing.json")]
+        assert main(["tasks", "gate", str(tmp_path / "run"), *missing, *extra]) == 2
+        assert "missing.json: no such file" in capsys.readouterr().err
+
+
+def test_gate_stores_the_verdict_in_the_envelope(tmp_path: Path) -> None:
+    from gaia_eval.core.results import load_envelope
+    from gaia_eval.core.runloop import write_outputs
+    from gaia_eval.tasks.results import cards_envelope
+    from gaia_eval.tasks.suite import TasksSuite
+
+    run = tmp_path / "run"
+    run.mkdir()
+    write_outputs(TasksSuite, run, cards_envelope([card()]))
+    exp = tmp_path / "exp.json"
+    assert main(["tasks", "propose", str(run), "--out", str(exp)]) == 0
+    assert main(["tasks", "gate", str(run), "--expect", str(exp), "--enforce"]) == 0
+    env = load_envelope(run / "results.json", suite="tasks")
+    assert env.verdict is not None and env.verdict.passed and env.verdict.baseline == str(exp)
+    assert "Gate **PASSED**" in (run / "report.md").read_text()
+    assert "min_passed" in (run / "report.html").read_text()

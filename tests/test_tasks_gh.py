@@ -7,11 +7,13 @@ import json
 import subprocess
 from pathlib import Path
 
+from tasks_run_helpers import card, run
+
 from gaia_eval.tasks.checks import decide_mechanical, evaluate
 from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.ghstub import FORBIDDEN, counts
 from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.runner import RunConfig, run_one, task_env
+from gaia_eval.tasks.runner import TasksConfig, task_env
 from gaia_eval.tasks.workspace import prepare
 
 TASKS = load_tasks()
@@ -86,15 +88,14 @@ def test_runner_counts_gh_calls_and_blocked_writes(tmp_path: Path) -> None:
         {"tool": "run_shell", "args": {"command": "gh issue comment 3 --body 'not a bug'"}},
         {"answer": "Not a bug."},
     ]
-    cfg = RunConfig(
+    cfg = TasksConfig(
         suite="everyday",
         tasks=[TASKS.tasks["b1-reply"]],
         harness=ReplayHarness({"b1-reply": script}),
         model="replay",
-        out=tmp_path / "run",
         work_root=tmp_path / "w",
     )
-    (res,) = run_one(cfg, tmp_path / "run", 1).tasks
+    (res,) = card(run(cfg, tmp_path / "run")).tasks
     assert (res.gh_calls, res.gh_blocked_writes) == (2, 1)
     calls = json.loads((tmp_path / "run" / "b1-reply" / "transcript.json").read_text())
     results = [c["result"] for c in calls["outcome"]["tool_calls"]]

@@ -10,18 +10,31 @@ from typing import Any
 
 import pytest
 from tasks_fakes import FakeLLM, closed_port_url, serve
+from tasks_run_helpers import card as only_card
+from tasks_run_helpers import envelope, run
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.tasks.controls import SCRIPTS, assess
 from gaia_eval.tasks.definitions import load_tasks
+from gaia_eval.tasks.grading import judge_run as _judge_run
 from gaia_eval.tasks.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.judge import Attempt, build_prompt, cut, parse_reply, validate_grade
-from gaia_eval.tasks.models import TaskResult
+from gaia_eval.tasks.models import Scorecard, TaskResult
 from gaia_eval.tasks.report import summary
-from gaia_eval.tasks.runner import RunConfig, judge_run, load_scorecard, run_one
+from gaia_eval.tasks.runner import TasksConfig
 
 TASKS = load_tasks()
+
+
+def judge_run(run: Path, model: str, tasks: Any, **kw: Any) -> Scorecard:
+    return only_card(_judge_run(run, model, tasks, **kw))
+
+
+def load_scorecard(run: Path) -> Scorecard:
+    return only_card(envelope(run))
+
+
 GOOD = {
     "instruction_compliance": 5,
     "work_quality": 4,
@@ -94,16 +107,15 @@ def _replay_run(tmp_path: Path) -> Path:
         ],
         "02-bugfix": [{"answer": "Fixed it, all tests pass."}],
     }
-    cfg = RunConfig(
+    cfg = TasksConfig(
         suite="core",
         tasks=[TASKS.tasks["21-qa"], TASKS.tasks["02-bugfix"]],
         harness=ReplayHarness(scripts),
         model="replay",
-        out=tmp_path / "run",
         work_root=tmp_path / "w",
         tests_timeout_s=60,
     )
-    run_one(cfg, tmp_path / "run", 1)
+    run(cfg, tmp_path / "run")
     return tmp_path / "run"
 
 
@@ -255,7 +267,11 @@ def test_controls_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert rc == 0 and report["ok"] and "apart" in capsys.readouterr().out
     assert len(fake.requests) == 1
     # The planted runs behaved as planted: a verified pass, an unverified pass, a fail.
-    cards = {n: load_scorecard(tmp_path / "c" / n).tasks[0] for n in SCRIPTS}
+    from gaia_eval.core.results import load_envelope
+
+    env = load_envelope(tmp_path / "c" / "results.json", suite="tasks-controls")
+    assert [r.id for r in env.items] == list(SCRIPTS) and env.header.complete
+    cards = {r.id: TaskResult.model_validate(r.result) for r in env.items}
     assert (cards["correct-with-run"].passed, cards["correct-with-run"].verified) == (True, True)
     assert (cards["invented-run"].passed, cards["invented-run"].verified) == (True, False)
     assert cards["no-work"].passed is False
@@ -366,7 +382,7 @@ def test_run_then_judge_in_one_command(tmp_path: Path) -> None:
             ]
         )  # fmt: skip
     assert rc == 0
-    card = load_scorecard(tmp_path / "run")
-    assert card.judge_model == f"openai:{url}#j" and card.tasks[0].passed is True
+    one = load_scorecard(tmp_path / "run")
+    assert one.judge_model == f"openai:{url}#j" and one.tasks[0].passed is True
     assert "tests/test_retry.py" in fake.requests[0]["messages"][-1]["content"]  # setup diff
-    assert "| b5-hang | PASS |" in (tmp_path / "run" / "summary.md").read_text()
+    assert "| `b5-hang` | PASS |" in (tmp_path / "run" / "report.md").read_text()

@@ -1,5 +1,6 @@
-"""End to end: the runner with the builtin harness against a scripted OpenAI-compatible
-server on 127.0.0.1, the replay and command harnesses, the cap, isolation and guardrails."""
+"""End to end: the tasks suite on the engine with the builtin harness against a scripted
+OpenAI-compatible server on 127.0.0.1, the replay and command harnesses, the cap, isolation
+and guardrails, outages that stop the run."""
 
 from __future__ import annotations
 
@@ -11,17 +12,16 @@ from typing import Any
 
 import pytest
 from tasks_fakes import FakeLLM, closed_port_url, serve
+from tasks_run_helpers import card, config, envelope, run
 
 from gaia_eval.cli.main import main
+from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.spec import parse_model_spec
-from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.harnesses.builtin import BuiltinHarness
 from gaia_eval.tasks.harnesses.command import CommandHarness
 from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.models import Scorecard, Transcript
-from gaia_eval.tasks.runner import RunConfig, load_scorecard, run_one
-
-TASKS = load_tasks()
+from gaia_eval.tasks.models import Transcript
+from gaia_eval.tasks.results import scorecards
 
 OLD = (
     '    if text.endswith("Z"):\n        text = text[:-1]\n'
@@ -57,17 +57,7 @@ FIX_CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _cfg(tmp_path: Path, harness: Any, tasks: list[str], **kw: Any) -> RunConfig:
-    return RunConfig(
-        suite="core",
-        tasks=[TASKS.tasks[t] for t in tasks],
-        harness=harness,
-        model=kw.pop("model", "replay"),
-        out=tmp_path / "run",
-        work_root=tmp_path / "work",
-        tests_timeout_s=60,
-        **kw,
-    )
+_cfg = config
 
 
 def _transcript(run: Path, task: str) -> Transcript:
@@ -85,12 +75,10 @@ def test_builtin_correct_sequence_passes_and_is_verified(tmp_path: Path) -> None
     )
     with serve(fake) as url:
         spec = parse_model_spec(f"openai:{url}/v1#fake-model")
-        card = run_one(
-            _cfg(tmp_path, BuiltinHarness(spec), ["02-bugfix"], model=spec.text),
-            tmp_path / "run",
-            1,
+        env = run(
+            _cfg(tmp_path, BuiltinHarness(spec), ["02-bugfix"], model=spec.text), tmp_path / "run"
         )
-    (res,) = card.tasks
+    (res,) = card(env).tasks
     assert (res.passed, res.verified, res.why) == (True, True, "all checks passed")
     assert (res.steps, res.tool_calls, res.input_tokens, res.output_tokens) == (4, 5, 400, 80)
     assert res.cost_usd is None and res.cost_source == "harness_counts"  # no rate for fake-model
@@ -104,15 +92,20 @@ def test_builtin_correct_sequence_passes_and_is_verified(tmp_path: Path) -> None
     assert "You are working in" in first["messages"][1]["content"]
     tool_msgs = [m for m in fake.requests[2]["messages"] if m["role"] == "tool"]
     assert any(m["content"].startswith("edited toybox/dates.py") for m in tool_msgs)
-    assert "1 passed" not in json.dumps(fake.requests[3]["messages"][-1]) or True
-    assert "4 passed" in fake.requests[3]["messages"][-1]["content"]
+    # The model saw run_pytest's structured verdict and the added test running (3 + 1).
+    pytest_msg = fake.requests[3]["messages"][-1]
+    assert pytest_msg["role"] == "tool" and pytest_msg["content"].startswith('{"exit_code": 0}')
+    assert "4 passed" in pytest_msg["content"]
     tr = _transcript(tmp_path / "run", "02-bugfix")
     assert tr.outcome.answer == "Fixed parse_updated; 4 tests pass."
+    assert tr.outcome.tool_calls[-1].name == "run_pytest"
+    assert tr.outcome.tool_calls[-1].check_passed is True
     diff = (tmp_path / "run" / "02-bugfix" / "workspace.diff").read_text()
     assert "+    if text[-1:] in" in diff
-    on_disk = load_scorecard(tmp_path / "run")
+    on_disk = card(envelope(tmp_path / "run"))
     assert on_disk.tasks[0].passed is True and on_disk.task_ids == ["02-bugfix"]
-    assert (tmp_path / "run" / "summary.md").read_text().count("PASS") == 1
+    assert (tmp_path / "run" / "report.md").read_text().count("| PASS |") == 1
+    assert (tmp_path / "run" / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert not list((tmp_path / "work").iterdir())  # workdirs cleaned up
 
 
@@ -126,57 +119,71 @@ def test_builtin_wrong_sequence_fails(tmp_path: Path) -> None:
     )
     with serve(fake) as url:
         spec = parse_model_spec(f"openai:{url}#fake-model")
-        card = run_one(
-            _cfg(tmp_path, BuiltinHarness(spec), ["02-bugfix"], model=spec.text),
-            tmp_path / "run",
-            1,
+        env = run(
+            _cfg(tmp_path, BuiltinHarness(spec), ["02-bugfix"], model=spec.text), tmp_path / "run"
         )
-    (res,) = card.tasks
+    (res,) = card(env).tasks
     assert res.passed is False and not res.verified
     assert res.why.startswith("probe:") and "ValueError" in res.why
     assert res.error is None
 
 
-def test_unreachable_backend_is_unmeasured_and_scorecard_written(tmp_path: Path) -> None:
-    spec = parse_model_spec(f"openai:{closed_port_url()}/v1#m")
+def test_unreachable_backend_stops_the_run_unmeasured_and_resumable(tmp_path: Path) -> None:
+    url = f"{closed_port_url()}/v1"
+    spec = parse_model_spec(f"openai:{url}#m")
     harness = BuiltinHarness(spec, retries=1, backoff_s=0)
-    card = run_one(
-        _cfg(tmp_path, harness, ["02-bugfix", "21-qa"], model=spec.text), tmp_path / "run", 1
-    )
-    assert [t.error_kind for t in card.tasks] == ["unavailable", "unavailable"]
-    assert [t.passed for t in card.tasks] == [None, None]
-    assert all("not measured" in t.why for t in card.tasks)
-    assert all(not t.checks for t in card.tasks)
-    assert "**Not measured: 2**" in (tmp_path / "run" / "summary.md").read_text()
+    cfg = _cfg(tmp_path, harness, ["02-bugfix", "21-qa"], model=spec.text)
+    with pytest.raises(InfrastructureError) as info:
+        run(cfg, tmp_path / "run")
+    # After the first outage the run stops: the URL, the cause and the resume command.
+    text = str(info.value)
+    assert url in text and "unreachable" in text and "ConnectError" in text
+    assert f"--resume {tmp_path / 'run'}" in text
+    env = envelope(tmp_path / "run")
+    assert [(r.id, r.status) for r in env.items] == [("02-bugfix", "infra_error")]
+    assert not env.header.complete and env.header.infra_errors == 1
+    (res,) = card(env).tasks
+    assert res.error_kind == "unavailable" and res.passed is None and not res.checks
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "1 task(s) unmeasured" in report and url in report
 
 
 def test_backend_outage_status_is_unmeasured_but_bad_request_is_failure(tmp_path: Path) -> None:
-    quota = {"status": 400, "body": {"error": {"message": "Your credit balance is too low"}}}
     bad = {"status": 400, "body": {"error": {"message": "tools: unsupported parameter"}}}
-    with serve(FakeLLM([quota, bad])) as url:
+    quota = {"status": 400, "body": {"error": {"message": "Your credit balance is too low"}}}
+    with serve(FakeLLM([bad, quota])) as url:
         spec = parse_model_spec(f"openai:{url}#m")
         harness = BuiltinHarness(spec, retries=1, backoff_s=0)
-        card = run_one(
-            _cfg(tmp_path, harness, ["21-qa", "b5-hang"], model=spec.text), tmp_path / "run", 1
-        )
-    assert [t.error_kind for t in card.tasks] == ["unavailable", "failed"]
-    assert card.tasks[1].passed is None and "rejected the request" in (card.tasks[1].error or "")
+        cfg = _cfg(tmp_path, harness, ["b5-hang", "21-qa"], model=spec.text)
+        with pytest.raises(InfrastructureError, match="outage \\(quota"):
+            run(cfg, tmp_path / "run")
+    first, second = card(envelope(tmp_path / "run")).tasks
+    assert first.error_kind == "failed" and first.passed is None
+    assert "rejected the request" in (first.error or "")
+    assert second.error_kind == "unavailable" and "credit balance" in (second.error or "")
 
 
-def test_cli_run_with_unreachable_model_exits_3(
+def test_cli_run_with_unreachable_model_exits_3_naming_the_cause(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    url = closed_port_url()
     rc = main(
         [
-            "tasks", "run", "--tasks", "21-qa", "--no-judge",
-            "--model", f"openai:{closed_port_url()}#m",
+            "tasks", "run", "--tasks", "21-qa,02-bugfix", "--no-judge",
+            "--model", f"openai:{url}#m",
             "--out", str(tmp_path / "run"), "--work-root", str(tmp_path / "w"),
         ]
     )  # fmt: skip
     assert rc == 3
-    card = load_scorecard(tmp_path / "run")
-    assert card.tasks[0].error_kind == "unavailable" and card.suite == "core"
-    assert "not measured 1" in capsys.readouterr().out
+    env = envelope(tmp_path / "run")
+    assert [(r.id, r.status) for r in env.items] == [("21-qa", "infra_error")]
+    assert env.header.tier == "core"
+    out, err = capsys.readouterr()
+    # stdout: what was measured and the cause (the URL); stderr: the resume command.
+    assert "1 unmeasured" in out and "21-qa: InfrastructureError: " in out and url in out
+    assert "report.md" in out
+    assert "gaia-eval tasks run --suite core --tasks 21-qa,02-bugfix" in err
+    assert f"--resume {tmp_path / 'run'}" in err
 
 
 def test_wall_clock_cap_kills_and_keeps_the_record(tmp_path: Path) -> None:
@@ -187,9 +194,9 @@ def test_wall_clock_cap_kills_and_keeps_the_record(tmp_path: Path) -> None:
     ]
     cfg = _cfg(tmp_path, ReplayHarness({"21-qa": script}), ["21-qa"], run_timeout_s=3)
     t0 = time.monotonic()
-    card = run_one(cfg, tmp_path / "run", 1)
+    env = run(cfg, tmp_path / "run")
     assert time.monotonic() - t0 < 30
-    (res,) = card.tasks
+    (res,) = card(env).tasks
     assert res.timed_out and res.tool_calls == 2 and "wall-clock cap" in (res.error or "")
     tr = _transcript(tmp_path / "run", "21-qa")
     assert [c.name for c in tr.outcome.tool_calls] == ["read_file", "run_shell"]
@@ -199,8 +206,8 @@ def test_command_harness_tree_killed_at_cap(tmp_path: Path) -> None:
     pidfile = tmp_path / "grandchild.pid"
     template = f"bash -c 'sleep 300 & echo $! > {pidfile}; wait' {{prompt}}"
     cfg = _cfg(tmp_path, CommandHarness(template), ["21-qa"], run_timeout_s=2)
-    card = run_one(cfg, tmp_path / "run", 1)
-    assert card.tasks[0].timed_out
+    env = run(cfg, tmp_path / "run")
+    assert card(env).tasks[0].timed_out
     pid = int(pidfile.read_text())
     time.sleep(0.2)
     try:
@@ -220,12 +227,13 @@ def test_command_harness_answer_and_clean_env(
     template = (
         "python -c 'import os,sys; print(sorted(os.environ)); print(sys.argv[1][:40])' {prompt}"
     )
-    card = run_one(_cfg(tmp_path, CommandHarness(template), ["21-qa"]), tmp_path / "run", 1)
+    env = run(_cfg(tmp_path, CommandHarness(template), ["21-qa"]), tmp_path / "run")
     answer = _transcript(tmp_path / "run", "21-qa").outcome.answer
     assert "HARMLESS_SETTING" in answer and "You are working in" in answer
     for name in ("MY_SERVICE_API_KEY", "GITHUB_TOKEN", "ANTHROPIC_BASE_URL"):
         assert name not in answer
-    assert card.tasks[0].passed is None and card.tasks[0].why == "awaiting judge"
+    (res,) = card(env).tasks
+    assert res.passed is None and res.why == "awaiting judge"
 
 
 def test_path_boundary_and_guardrails(tmp_path: Path) -> None:
@@ -236,13 +244,13 @@ def test_path_boundary_and_guardrails(tmp_path: Path) -> None:
         {"tool": "run_shell", "args": {"command": "echo ok > note.txt && cat note.txt"}},
         {"answer": "done"},
     ]
-    run_one(_cfg(tmp_path, ReplayHarness({"21-qa": script}), ["21-qa"]), tmp_path / "run", 1)
+    run(_cfg(tmp_path, ReplayHarness({"21-qa": script}), ["21-qa"]), tmp_path / "run")
     calls = _transcript(tmp_path / "run", "21-qa").outcome.tool_calls
     assert [c.is_error for c in calls] == [True, True, True, False]
     assert "path boundary" in calls[0].result and "package installs" in calls[1].result
     assert "outside the project" in calls[2].result and "ok" in calls[3].result
     # --full-access lifts both.
-    run_one(
+    run(
         _cfg(
             tmp_path,
             ReplayHarness({"21-qa": script[:1]}, full_access=True),
@@ -250,7 +258,6 @@ def test_path_boundary_and_guardrails(tmp_path: Path) -> None:
             full_access=True,
         ),
         tmp_path / "run2",
-        1,
     )
     calls = _transcript(tmp_path / "run2", "21-qa").outcome.tool_calls
     assert not calls[0].is_error and "parse_updated" in calls[0].result
@@ -266,23 +273,25 @@ def test_after_answer_rule_fails_the_task(tmp_path: Path) -> None:
         {"tool": "read_file", "args": {"path": "build_times.csv"}},  # never touched: listed
         {"answer": "Fixed, and I looked around."},
     ]
-    card = run_one(
-        _cfg(tmp_path, ReplayHarness({"02-bugfix": script}), ["02-bugfix"]), tmp_path / "run", 1
-    )
-    (res,) = card.tasks
+    env = run(_cfg(tmp_path, ReplayHarness({"02-bugfix": script}), ["02-bugfix"]), tmp_path / "run")
+    (res,) = card(env).tasks
     assert res.after_answer == ["#5 read_file path=build_times.csv"]
     assert res.passed is False and res.why.startswith("kept working after its answer")
     assert res.verified  # the pytest after the last edit still counts
 
 
-def test_repeats_write_r_folders(tmp_path: Path) -> None:
-    from gaia_eval.tasks.runner import run_folders, run_suite
-
-    cfg = _cfg(tmp_path, ReplayHarness({}), ["21-qa"], repeats=2)
-    dirs = run_suite(cfg)
-    assert dirs == [tmp_path / "run" / "r1", tmp_path / "run" / "r2"]
-    assert run_folders([tmp_path / "run"]) == dirs
-    assert [load_scorecard(d).repeat for d in dirs] == [1, 2]
+def test_repeats_are_items_of_one_run(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, ReplayHarness({"21-qa": [{"answer": "x"}]}), ["21-qa"], repeats=2)
+    env = run(cfg, tmp_path / "run")
+    assert [r.id for r in env.items] == ["21-qa", "21-qa#r2"]
+    assert (tmp_path / "run" / "21-qa" / "transcript.json").is_file()
+    assert (tmp_path / "run" / "r2" / "21-qa" / "transcript.json").is_file()
+    cards = scorecards(env)
+    assert [(c.repeat, c.task_ids, len(c.tasks)) for c in cards] == [
+        (1, ["21-qa"], 1),
+        (2, ["21-qa"], 1),
+    ]
+    assert env.header.settings["repeats"] == 2 and env.summary["by_repeat"][1]["tasks"] == 1
 
 
 def test_missing_settings_name_flag_and_variable(
@@ -291,7 +300,8 @@ def test_missing_settings_name_flag_and_variable(
     monkeypatch.delenv("GAIA_EVAL_JUDGE_MODEL", raising=False)
     monkeypatch.delenv("GAIA_EVAL_OPENAI_BASE_URL", raising=False)
     assert main(["tasks", "run", "--model", "openai:http://127.0.0.1:9#m"]) == 2
-    assert "--judge-model" in capsys.readouterr().err and "GAIA_EVAL_JUDGE_MODEL"
+    err = capsys.readouterr().err
+    assert "--judge-model" in err and "GAIA_EVAL_JUDGE_MODEL" in err
     assert main(["tasks", "run", "--no-judge", "--model", "qwen3"]) == 2
     assert "GAIA_EVAL_OPENAI_BASE_URL" in capsys.readouterr().err
     assert main(["tasks", "run", "--no-judge", "--harness", "replay"]) == 2
@@ -309,9 +319,14 @@ def test_env_vars_supply_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("GAIA_EVAL_TASKS_WORK_ROOT", str(tmp_path / "w"))
     monkeypatch.setenv("GAIA_EVAL_TASKS_RUN_TIMEOUT", "77")
     assert main(["tasks", "run", "--tasks", "21-qa", "--no-judge"]) == 0
-    card: Scorecard = load_scorecard(tmp_path / "out")
-    assert (card.harness, card.run_timeout_s, card.tasks[0].id) == ("replay", 77.0, "21-qa")
+    one = card(envelope(tmp_path / "out"))
+    assert (one.harness, one.run_timeout_s, one.tasks[0].id) == ("replay", 77.0, "21-qa")
     assert os.listdir(tmp_path / "w") == []
+    # The recorded command line holds what came from variables, so a resume needs none.
+    argv = envelope(tmp_path / "out").header.run.argv
+    assert argv[argv.index("--replay") + 1] == str(replay)
+    assert argv[argv.index("--work-root") + 1] == str(tmp_path / "w")
+    assert argv[argv.index("--run-timeout") + 1] == "77.0"
 
 
 @pytest.mark.slow
@@ -324,8 +339,7 @@ def test_reference_replays_pass_the_core_suite(tmp_path: Path) -> None:
         ]
     )  # fmt: skip
     assert rc == 0
-    card = load_scorecard(tmp_path / "run")
-    results = {t.id: (t.passed, t.verified) for t in card.tasks}
+    results = {t.id: (t.passed, t.verified) for t in card(envelope(tmp_path / "run")).tasks}
     assert results == {
         "21-qa": (None, False),
         "02-bugfix": (True, True),
@@ -355,11 +369,10 @@ def test_model_key_reaches_the_server_but_not_the_agent(
     )
     with serve(fake) as url:
         spec = parse_model_spec(f"openai:{url}#m")
-        run_one(
+        run(
             # Full access: the guardrails would refuse /proc; the key must be absent anyway.
             _cfg(tmp_path, BuiltinHarness(spec, full_access=True), ["21-qa"], model=spec.text),
             tmp_path / "run",
-            1,
         )
     assert fake.headers[0]["authorization"] == "Bearer local-key-0123456789abcdef"
     shell_output = fake.requests[1]["messages"][-1]["content"]
@@ -378,28 +391,29 @@ class _Crashing(ReplayHarness):
 def test_interrupted_run_keeps_finished_tasks(tmp_path: Path) -> None:
     cfg = _cfg(tmp_path, _Crashing({"21-qa": [{"answer": "x"}]}), ["21-qa", "02-bugfix"])
     with pytest.raises(KeyboardInterrupt):
-        run_one(cfg, tmp_path / "run", 1)
-    card = load_scorecard(tmp_path / "run")
-    assert [t.id for t in card.tasks] == ["21-qa"]
-    assert card.task_ids == ["21-qa", "02-bugfix"]
+        run(cfg, tmp_path / "run")
+    env = envelope(tmp_path / "run")
+    assert env.header.interrupted and not env.header.complete
+    assert [t.id for t in card(env).tasks] == ["21-qa"]
+    assert card(env).task_ids == ["21-qa", "02-bugfix"]
+    assert "Interrupted after 1 of 2 tasks" in (tmp_path / "run" / "report.md").read_text()
     assert not list((tmp_path / "work").iterdir())
 
 
 def test_run_refuses_a_toolchain_without_pytest(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import importlib.util
-
-    from gaia_eval.core.errors import InfrastructureError
-    from gaia_eval.tasks.runner import run_suite
 
     real = importlib.util.find_spec
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "pytest" else real(name, *a)
     )
-    with pytest.raises(InfrastructureError, match="no pytest"):
-        run_suite(_cfg(tmp_path, ReplayHarness({}), ["21-qa"]))
-    assert not (tmp_path / "run").exists()
+    argv = ["tasks", "run", "--harness", "replay", "--replay", "reference", "--no-judge"]
+    assert main([*argv, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "pytest" in err and "pip install 'gaia-eval[tasks]'" in err
+    assert not (tmp_path / "run").exists()  # refused before anything ran
 
 
 def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
@@ -419,8 +433,8 @@ def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
         cfg = _cfg(
             tmp_path, ReplayHarness({"21-qa": script}, full_access=True), ["21-qa"], fence=fence
         )
-        card = run_one(cfg, out / str(fence), 1)
-        assert card.fenced is fence
+        env = run(cfg, out / str(fence))
+        assert card(env).fenced is fence
         (call,) = _transcript(out / str(fence), "21-qa").outcome.tool_calls
         results[fence] = call.result.split("\n")[1:5]
     data_files, baseline_lines, _, written = results[False]
@@ -435,7 +449,10 @@ def test_artifacts_are_scrubbed(tmp_path: Path) -> None:
         {"tool": "run_shell", "args": {"command": "cat notes.txt"}},
         {"answer": f"I found {secret}"},
     ]
-    run_one(_cfg(tmp_path, ReplayHarness({"21-qa": script}), ["21-qa"]), tmp_path / "run", 1)
+    run(_cfg(tmp_path, ReplayHarness({"21-qa": script}), ["21-qa"]), tmp_path / "run")
+    folder = tmp_path / "run"
+    for path in (folder / "results.json", folder / "items.jsonl", folder / "report.md"):
+        assert secret not in path.read_text(), path
     for name in ("transcript.json", "workspace.diff"):
-        text = (tmp_path / "run" / "21-qa" / name).read_text()
+        text = (folder / "21-qa" / name).read_text()
         assert secret not in text and "[REDACTED:sk]" in text, name

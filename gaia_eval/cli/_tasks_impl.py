@@ -1,51 +1,26 @@
-"""The work behind `gaia-eval tasks ...` (kept out of tasks.py so `--help` stays instant)."""
+"""The work behind `gaia-eval tasks ...` (kept out of tasks.py so `--help` stays instant).
+
+`tasks run` and `tasks controls` run on the suite engine (core.runloop: the lock, signals,
+saving after every task, resume, shards, the report); the other commands read and rewrite
+finished run folders.
+"""
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gaia_eval.cli.tasks import _env, required
-from gaia_eval.core.errors import (
-    EXIT_GATE_FAILED,
-    EXIT_INFRA,
-    InfrastructureError,
-    InvalidInputError,
-)
-from gaia_eval.core.lock import eval_lock
+from gaia_eval.core.errors import EXIT_GATE_FAILED, InfrastructureError, InvalidInputError
 from gaia_eval.core.results_io import read_json, write_json, write_text
 from gaia_eval.core.runmeta import timestamp_slug
-from gaia_eval.tasks.definitions import TaskDef, data_dir, load_tasks
+from gaia_eval.tasks.definitions import data_dir, load_tasks
+from gaia_eval.tasks.settings import env, number, required, setting
 
-
-def _number(args: argparse.Namespace, key: str, kind: type, default: Any) -> Any:
-    value = getattr(args, key, None)
-    if value is None:
-        raw = _env(key)
-        if raw is None:
-            return default
-        try:
-            value = kind(raw)
-        except ValueError as err:
-            from gaia_eval.cli.tasks import ENV
-
-            msg = f"{ENV[key]}={raw!r}: expected a {kind.__name__}"
-            raise InvalidInputError(msg) from err
-    if value <= 0:
-        msg = f"--{key.replace('_', '-')} must be positive, got {value}"
-        raise InvalidInputError(msg)
-    return value
-
-
-def _price(args: argparse.Namespace) -> tuple[float, float] | None:
-    from gaia_eval.llm.pricing import parse_price
-
-    text = getattr(args, "price", None) or _env("price")
-    return parse_price(text) if text else None
+if TYPE_CHECKING:  # the runner imports the harnesses and the LLM clients
+    from gaia_eval.tasks.runner import TasksConfig
 
 
 def _load_replay(path: Path) -> dict[str, list[dict[str, Any]]]:
@@ -62,150 +37,238 @@ def _load_replay(path: Path) -> dict[str, list[dict[str, Any]]]:
     return data
 
 
-def _judge_tasks(args: argparse.Namespace) -> dict[str, TaskDef]:
-    return load_tasks(getattr(args, "tasks_file", None)).tasks
+def _digest(data: object) -> str:
+    import hashlib
+    import json
+
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+class _Argv:
+    """The run's effective command line (flags and variables alike), recorded so that
+    `--resume DIR` re-runs it in any shell."""
+
+    def __init__(self, *head: str) -> None:
+        self.words = list(head)
+
+    def add(self, flag: str, value: object) -> None:
+        if value is None or value is False or value == "":
+            return
+        self.words += [flag] if value is True else [flag, str(value)]
+
+
+def _harness(args: argparse.Namespace, argv: _Argv) -> tuple[Any, str, str, dict[str, Any]]:
+    """(harness, model, system, harness settings) of --harness and its options."""
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.tasks.harnesses.registry import build_harness
+
+    name = setting(args, "harness") or "builtin"
+    argv.add("--harness", name)
+    if name == "builtin":
+        spec = parse_model_spec(required(args, "model", "for --harness builtin"))
+        argv.add("--model", spec.text)
+        harness = build_harness("builtin", model=spec, full_access=args.full_access)
+        return harness, spec.text, "builtin", {}
+    if name == "replay":
+        given = setting(args, "replay")
+        if given is None:
+            required(args, "replay", "for --harness replay")
+        assert given is not None
+        path = given if given == "reference" else str(Path(given).resolve())
+        scripts = _load_replay(Path(path))
+        argv.add("--replay", path)
+        model = setting(args, "model") or "replay"
+        argv.add("--model", setting(args, "model"))
+        harness = build_harness("replay", scripts=scripts, full_access=args.full_access)
+        return harness, model, f"replay:{given}", {"replay_sha": _digest(scripts)}
+    if name == "claude-code":
+        text = required(args, "model", "for --harness claude-code")
+        argv.add("--model", text)
+        model = text.split(":", 1)[1] if text.startswith(("claude-code:", "anthropic:")) else text
+        exe = env("claude") or "claude"
+        return build_harness("claude-code", model=model, executable=exe), text, name, {}
+    template = required(args, "command_template", "for --harness command")
+    argv.add("--command-template", template)
+    model = setting(args, "model") or "command"
+    argv.add("--model", setting(args, "model"))
+    harness = build_harness(name, template=template, model=model)
+    return harness, model, f"command:{template}", {}
+
+
+def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str] | None, list[str]]:
+    """(config, item ids of --tasks or None, the recorded command line)."""
+    from gaia_eval.llm.pricing import parse_price
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.tasks import preflight
+    from gaia_eval.tasks.results import item_id
+    from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, TasksConfig
+
+    argv = _Argv("tasks", "run")
+    suite = setting(args, "suite") or "core"
+    argv.add("--suite", suite)
+    tasks_file = args.tasks_file.resolve() if args.tasks_file else None
+    argv.add("--tasks-file", tasks_file)
+    taskfile = load_tasks(tasks_file)
+    ids = setting(args, "tasks")
+    wanted = [t.strip() for t in ids.split(",") if t.strip()] if ids else None
+    selected = taskfile.select(suite, wanted)  # names unknown ids
+    argv.add("--tasks", ",".join(t.id for t in selected) if wanted else None)
+    if not args.full_access and env("full_access") in ("1", "true", "yes"):
+        args.full_access = True
+    judge = None
+    if not args.no_judge:
+        judge = parse_model_spec(
+            required(args, "judge_model", "to judge the run (or pass --no-judge)"),
+            "--judge-model",
+        )
+    harness, model, system, harness_settings = _harness(args, argv)
+    preflight.check(
+        judge=judge,
+        harness=harness.name,
+        claude_bin=env("claude") or "claude",
+        fence=args.fence,
+    )
+    price_text = setting(args, "price")
+    work_root = setting(args, "work_root")
+    repeats = number(args, "repeats", int, 1)
+    run_timeout = number(args, "run_timeout", float, DEFAULT_RUN_TIMEOUT_S)
+    cfg = TasksConfig(
+        suite=suite,
+        tasks=taskfile.select(suite),
+        harness=harness,
+        model=model,
+        judge_model=judge.text if judge else None,
+        judge_attempts=args.judge_attempts,
+        run_timeout_s=run_timeout,
+        # Absolute: the agent child runs in the task's project folder.
+        work_root=Path(work_root).resolve() if work_root else None,
+        repeats=repeats,
+        full_access=args.full_access,
+        fence=args.fence,
+        price_override=parse_price(price_text) if price_text else None,
+        keep_workdirs=args.keep_workdirs,
+        system=system,
+        harness_settings=harness_settings,
+    )
+    if cfg.keep_workdirs and cfg.work_root is None:
+        args.keep_temp = True  # the workdirs live in the run's temp folder
+    for key, value in (
+        ("--repeats", repeats if repeats != 1 else None),
+        ("--run-timeout", run_timeout if run_timeout != DEFAULT_RUN_TIMEOUT_S else None),
+        ("--work-root", cfg.work_root),
+        ("--full-access", cfg.full_access),
+        ("--fence", cfg.fence),
+        ("--no-judge", judge is None),
+        ("--price", price_text),
+        ("--keep-workdirs", cfg.keep_workdirs),
+        ("--judge-model", cfg.judge_model),
+        ("--judge-attempts", args.judge_attempts if judge else None),
+        ("--out", args.out),
+        ("--shard", args.shard),
+        ("--gate", args.gate),
+        ("--tolerance", args.tolerance),
+        ("--keep-temp", args.keep_temp),
+    ):
+        argv.add(key, value)
+    only = [item_id(t.id, r) for r in range(1, repeats + 1) for t in selected] if wanted else None
+    return cfg, only, argv.words
+
+
+def _print_stopped(folder: Path) -> None:
+    """The summary of a run an outage stopped, on stdout (the error itself, with the resume
+    command, goes to stderr)."""
+    from gaia_eval.core.report import terminal_summary
+    from gaia_eval.core.results import load_envelope
+    from gaia_eval.core.suite import suite_class
+
+    path = folder / "results.json"
+    if not path.is_file():
+        return
+    env_ = load_envelope(path)
+    for line in terminal_summary(suite_class(env_.header.suite), env_):
+        print(line)
+    for name in ("results.json", "report.md", "report.html"):
+        print(f"  {name}: {folder / name}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.harnesses.base import make_harness
-    from gaia_eval.tasks.report import summary
-    from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, RunConfig, judge_run, run_suite
+    from gaia_eval.cli._runflags import run_suite
+    from gaia_eval.tasks.suite import TasksSuite
 
-    if args.fence:
-        from gaia_eval.tasks.isolation import fence_available
-
-        if not fence_available():
-            msg = (
-                "--fence: bubblewrap (bwrap) is missing or cannot create a sandbox here "
-                "(install the Debian package bubblewrap; user namespaces must be allowed); "
-                "refused rather than pretended"
-            )
-            raise InvalidInputError(msg)
-    suite = args.suite or _env("suite") or "core"
-    harness_name = args.harness or _env("harness") or "builtin"
-    taskfile = load_tasks(args.tasks_file)
-    ids = args.tasks or _env("tasks")
-    only = [t.strip() for t in ids.split(",") if t.strip()] if ids else None
-    if not args.full_access and _env("full_access") in ("1", "true", "yes"):
-        args.full_access = True
-    tasks = taskfile.select(suite, only)
-    judge_model = None
-    if not args.no_judge:
-        judge_model = required(args, "judge_model", "to judge the run (or pass --no-judge)")
-        parse_model_spec(judge_model, "--judge-model")
-    harness: Any
-    if harness_name == "builtin":
-        spec = parse_model_spec(required(args, "model", "for --harness builtin"))
-        model = spec.text
-        harness = make_harness("builtin", model=spec, full_access=args.full_access)
-    elif harness_name == "replay":
-        replay = args.replay or (Path(p) if (p := _env("replay")) else None)
-        if replay is None:
-            required(args, "replay", "for --harness replay")
-        assert replay is not None
-        model = args.model or _env("model") or "replay"
-        harness = make_harness("replay", scripts=_load_replay(replay), full_access=args.full_access)
-    elif harness_name == "claude-code":
-        text = required(args, "model", "for --harness claude-code")
-        model = text
-        name = text.split(":", 1)[1] if text.startswith(("claude-code:", "anthropic:")) else text
-        harness = make_harness("claude-code", model=name, executable=_env("claude") or "claude")
-    else:
-        template = required(args, "command_template", "for --harness command")
-        model = args.model or _env("model") or "command"
-        harness = make_harness(harness_name, template=template, model=model)
-    out = args.out or (Path(p) if (p := _env("out")) else None)
-    out = out or Path("eval/results") / f"tasks-{suite}-{timestamp_slug()}"
-    work_root = args.work_root or (Path(p) if (p := _env("work_root")) else None)
-    outages: list[str] = []
-
-    def judge(run_dir: Path) -> None:
-        assert judge_model is not None
-        try:
-            judge_run(run_dir, judge_model, taskfile.tasks, attempts_allowed=args.judge_attempts)
-        except InfrastructureError as err:
-            outages.append(str(err))
-
-    cfg = RunConfig(
-        suite=suite,
-        tasks=tasks,
-        harness=harness,
-        model=model,
-        out=out,
-        run_timeout_s=_number(args, "run_timeout", float, DEFAULT_RUN_TIMEOUT_S),
-        repeats=_number(args, "repeats", int, 1),
-        full_access=args.full_access,
-        price_override=_price(args),
-        keep_workdirs=args.keep_workdirs,
-        fence=args.fence,
-        judge=judge if judge_model else None,
-    )
-    if work_root is not None:
-        cfg.work_root = work_root
-    dirs = run_suite(cfg)
-    from gaia_eval.tasks.runner import load_scorecard
-
-    unmeasured = 0
-    for d in dirs:
-        s = summary(load_scorecard(d))
-        unmeasured += s.unmeasured
-        print(
-            f"{d}: not measured {s.unmeasured}, passed {s.passed}/{s.tasks}, verified "
-            f"{s.verified}/{s.coding}, quality {s.quality if s.quality is not None else 'n/a'}"
+    cfg, only, argv = _run_config(args)
+    if args.out is None and args.resume is None:
+        out = env("out")
+        args.out = (
+            Path(out) if out else Path("eval/results") / f"tasks-{cfg.suite}-{timestamp_slug()}"
         )
-    for o in outages:
-        print(f"gaia-eval: judge unavailable: {o}", file=sys.stderr)
-    return EXIT_INFRA if unmeasured or outages else 0
+        argv += ["--out", str(args.out)]
+    try:
+        return run_suite(TasksSuite(cfg), args, argv=argv, only=only)
+    except InfrastructureError:
+        _print_stopped(args.resume or args.out)
+        raise
+
+
+def _judge_spec(args: argparse.Namespace, why: str) -> Any:
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.tasks import preflight
+
+    spec = parse_model_spec(required(args, "judge_model", why), "--judge-model")
+    preflight.check(judge=spec, claude_bin=env("claude") or "claude", toolchain=False)
+    return spec
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from gaia_eval.tasks.report import summary
-    from gaia_eval.tasks.runner import judge_run, run_folders
+    from gaia_eval.tasks.grading import judge_run
+    from gaia_eval.tasks.models import TasksSummary
 
-    model = required(args, "judge_model", "to judge")
-    tasks = _judge_tasks(args)
-    for d in run_folders(args.dirs):
-        card = judge_run(d, model, tasks, attempts_allowed=args.judge_attempts)
-        s = summary(card)
-        print(f"{d}: judged {s.judged}/{s.tasks}, quality {s.quality}, misreported {s.misreported}")
+    spec = _judge_spec(args, "to judge")
+    tasks = load_tasks(args.tasks_file).tasks
+    for d in args.dirs:
+        env_ = judge_run(d, spec.text, tasks, attempts_allowed=args.judge_attempts)
+        c = TasksSummary.model_validate(env_.summary).counts
+        print(f"{d}: judged {c.judged}/{c.tasks}, quality {c.quality}, misreported {c.misreported}")
     return 0
 
 
 def cmd_controls(args: argparse.Namespace) -> int:
-    from gaia_eval.llm.complete import complete
-    from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.controls import CONTROL_TASK, SCRIPTS, assess
+    from gaia_eval.cli._runflags import run_suite
+    from gaia_eval.core.results import load_envelope
+    from gaia_eval.tasks.controls import CONTROL_TASK, assess
     from gaia_eval.tasks.harnesses.replay import ReplayHarness
-    from gaia_eval.tasks.judge import judge_attempts
-    from gaia_eval.tasks.runner import RunConfig, attempts_for_run, load_scorecard, run_one
+    from gaia_eval.tasks.results import task_result
+    from gaia_eval.tasks.runner import TasksConfig
+    from gaia_eval.tasks.suite import ControlsSuite
 
-    spec = parse_model_spec(required(args, "judge_model", "to check the judge"), "--judge-model")
-    tasks = load_tasks()
-    task = tasks.tasks[CONTROL_TASK]
-    out = args.out or Path(tempfile.mkdtemp(prefix="gaia-eval-controls-"))
-    results, attempts = {}, []
-    with eval_lock("gaia-eval tasks controls"):
-        for name, script in SCRIPTS.items():
-            cfg = RunConfig(
-                suite="controls",
-                tasks=[task],
-                harness=ReplayHarness({CONTROL_TASK: script}),
-                model="replay",
-                out=out / name,
-                tests_timeout_s=120.0,
-            )
-            if args.work_root:
-                cfg.work_root = args.work_root
-            run_one(cfg, out / name, 1)
-            card = load_scorecard(out / name)
-            results[name] = card.tasks[0]
-            (attempt,) = attempts_for_run(out / name, card, tasks.tasks)
-            attempt.id = name
-            attempts.append(attempt)
-    grades = judge_attempts(
-        attempts, lambda s, p: complete(spec, s, p), attempts_allowed=args.judge_attempts
+    spec = _judge_spec(args, "to check the judge")
+    from gaia_eval.tasks import preflight
+
+    preflight.check()  # the planted attempts run pytest too
+    work_root = args.work_root.resolve() if args.work_root else None
+    cfg = TasksConfig(
+        suite="controls",
+        tasks=[load_tasks().tasks[CONTROL_TASK]],
+        harness=ReplayHarness({}),
+        model="replay",
+        judge_model=spec.text,
+        judge_attempts=args.judge_attempts,
+        work_root=work_root,
+        tests_timeout_s=120.0,
     )
+    if args.out is None and args.resume is None:
+        args.out = Path(tempfile.mkdtemp(prefix="gaia-eval-controls-"))
+    out = args.resume or args.out
+    argv = _Argv("tasks", "controls", "--judge-model", spec.text)
+    argv.add("--judge-attempts", args.judge_attempts)
+    argv.add("--work-root", work_root)
+    argv.add("--out", args.out)
+    argv.add("--keep-temp", args.keep_temp)
+    rc = run_suite(ControlsSuite(cfg), args, argv=argv.words)
+    env_ = load_envelope(out / "results.json", suite=ControlsSuite.name)
+    checks = dict(env_.setup.get("checks") or {})
+    results = {r.id: task_result(r, checks) for r in env_.items}
+    grades = {k: r.judge for k, r in results.items() if r.judge is not None}
     verdict = assess(results, grades)
     write_json(
         out / "controls.json",
@@ -221,16 +284,15 @@ def cmd_controls(args: argparse.Namespace) -> int:
     print(f"controls: {said} ({out})")
     for r in verdict.reasons:
         print(f"  - {r}")
-    return 0 if verdict.ok else EXIT_GATE_FAILED
+    return rc or (0 if verdict.ok else EXIT_GATE_FAILED)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from gaia_eval.llm.complete import complete
-    from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.tasks.controls import assess_calibration, calibration_attempts
     from gaia_eval.tasks.judge import judge_attempts
 
-    spec = parse_model_spec(required(args, "judge_model", "to calibrate"), "--judge-model")
+    spec = _judge_spec(args, "to calibrate")
     attempts, expected = calibration_attempts(load_tasks().select(args.suite))
     grades = judge_attempts(
         attempts, lambda s, p: complete(spec, s, p), attempts_allowed=args.judge_attempts
@@ -253,23 +315,23 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0 if verdict.ok else EXIT_GATE_FAILED
 
 
-def _slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
+# ---- expectations ---------------------------------------------------------------------------
 
 
 def default_expectations(model: str, suite: str) -> Path:
-    return data_dir() / "expectations" / f"{_slug(model)}.{suite}.json"
+    """The committed expectations of a model and suite (shipped in the wheel)."""
+    from importlib import resources
+
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
+    root = Path(str(resources.files("gaia_eval") / "baselines" / "tasks"))
+    return root / f"{slug}.{suite}.json"
 
 
 def _load_expectations(path: Path) -> Any:
+    from gaia_eval.core.results_io import model_from_data
     from gaia_eval.tasks.models import Expectations
 
-    data = read_json(path)
-    try:
-        return Expectations.model_validate(data)
-    except ValueError as err:
-        msg = f"{path}: not a tasks expectations file: {err}"
-        raise InvalidInputError(msg) from err
+    return model_from_data(read_json(path), Expectations, source=f"{path} (tasks expectations)")
 
 
 def _write_expectations(path: Path, exp: Any) -> None:
@@ -277,55 +339,77 @@ def _write_expectations(path: Path, exp: Any) -> None:
     print(f"wrote expectations {path}")
 
 
+def _cards(dirs: list[Path]) -> list[Any]:
+    from gaia_eval.tasks.results import load_run, scorecards
+
+    return [card for d in dirs for card in scorecards(load_run(d)[0])]
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     import os
 
-    from gaia_eval.tasks.gate import gate, propose, verdict_markdown
-    from gaia_eval.tasks.runner import load_scorecard, run_folders
+    from gaia_eval.core.report import terminal_summary
+    from gaia_eval.core.runloop import write_outputs
+    from gaia_eval.core.suite import suite_class
+    from gaia_eval.tasks.gate import gate_cards, propose
+    from gaia_eval.tasks.results import load_run, scorecards
 
-    dirs = run_folders([args.dir])
-    cards = [load_scorecard(d) for d in dirs]
+    env_, pre_engine = load_run(args.dir)
+    cards = scorecards(env_)
     if args.propose:
         exp = propose(cards, os.environ.get("GITHUB_SHA"), os.environ.get("RUNNER_NAME"))
         _write_expectations(args.propose, exp)
-    failed = False
-    for d, card in zip(dirs, cards, strict=True):
-        path = args.expect or default_expectations(card.model, card.suite)
-        if not path.exists():
-            if args.enforce:
-                msg = (
-                    f"--expect: no expectations for model {card.model!r} suite {card.suite!r} "
-                    f"({path} does not exist); write them with `tasks propose` or pass --expect"
-                )
-                raise InvalidInputError(msg)
-            print(f"{d}: no expectations for {card.model!r}/{card.suite!r}; nothing to gate")
-            continue
-        verdict = gate(card, _load_expectations(path))
-        write_json(d / "gate.json", verdict.model_dump(mode="json", by_alias=True))
-        text = verdict_markdown(card, verdict)
-        write_text(d / "gate.md", text)
-        print(text)
-        failed = failed or not verdict.ok
-    return EXIT_GATE_FAILED if failed and args.enforce else 0
+    if args.expect is not None and not args.expect.is_file():
+        msg = (
+            f"--expect {args.expect}: no such file; name an expectations file (written by "
+            "`tasks propose`), or leave --expect out to use the committed one"
+        )
+        raise InvalidInputError(msg)
+    head = env_.header
+    path = args.expect or default_expectations(head.model or "", head.tier)
+    cls = suite_class(head.suite)
+    if not path.is_file():
+        for line in terminal_summary(cls, env_):
+            print(line)
+        print(
+            f"{args.dir}: not gated yet: no expectations committed for model {head.model!r} "
+            f"suite {head.tier!r} ({path}); commit a `tasks propose` of judged runs to gate it"
+        )
+        return 0
+    env_.verdict = gate_cards(cards, _load_expectations(path), label=str(path))
+    folder = args.dir if args.dir.is_dir() else args.dir.parent
+    if pre_engine:  # leave an old run's files as they were; add the gated report beside them
+        from gaia_eval.core.report import render_html, render_markdown
+
+        write_text(folder / "report.md", render_markdown(cls, env_))
+        write_text(folder / "report.html", render_html(cls, env_))
+    else:
+        write_outputs(cls, folder, env_)
+    v = env_.verdict
+    print(f"{args.dir}: gate {'PASSED' if v.passed else 'FAILED'} against {path}")
+    for m in v.metrics:
+        state = "ok  " if m.passed else "MISS"
+        print(f"  {state} {m.name}: {m.current} ({m.rule}; measured {m.baseline:g})")
+    for note in v.notes:
+        print(f"  note: {note}")
+    print(f"  report: {folder / 'report.md'}")
+    return EXIT_GATE_FAILED if not v.passed and args.enforce else 0
 
 
 def cmd_propose(args: argparse.Namespace) -> int:
     import os
 
     from gaia_eval.tasks.gate import propose
-    from gaia_eval.tasks.runner import load_scorecard, run_folders
 
-    cards = [load_scorecard(d) for d in run_folders(args.dirs)]
-    exp = propose(cards, os.environ.get("GITHUB_SHA"), os.environ.get("RUNNER_NAME"))
+    exp = propose(_cards(args.dirs), os.environ.get("GITHUB_SHA"), os.environ.get("RUNNER_NAME"))
     _write_expectations(args.out, exp)
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from gaia_eval.tasks.report import table_html, table_markdown
-    from gaia_eval.tasks.runner import load_scorecard, run_folders
 
-    cards = [load_scorecard(d) for d in run_folders(args.dirs)]
+    cards = _cards(args.dirs)
     args.out.mkdir(parents=True, exist_ok=True)
     write_text(args.out / "report.md", table_markdown(cards))
     write_text(args.out / "report.html", table_html(cards))

@@ -1,50 +1,15 @@
-"""`gaia-eval tasks run|judge|controls|gate|propose|report`: the flagship agent tasks."""
+"""`gaia-eval tasks run|judge|controls|calibrate|gate|propose|report`: the flagship tasks."""
 
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
-from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.cli._runflags import add_run_flags
+from gaia_eval.tasks.settings import ENV
 
 NAME = "tasks"
 HELP = "Flagship agent tasks: give an agent real work on a small project and score the result."
-
-# Every setting has an environment variable; the flag wins.
-ENV = {
-    "suite": "GAIA_EVAL_TASKS_SUITE",
-    "harness": "GAIA_EVAL_TASKS_HARNESS",
-    "model": "GAIA_EVAL_TASKS_MODEL",
-    "out": "GAIA_EVAL_TASKS_RESULTS_DIR",
-    "run_timeout": "GAIA_EVAL_TASKS_RUN_TIMEOUT",
-    "work_root": "GAIA_EVAL_TASKS_WORK_ROOT",
-    "repeats": "GAIA_EVAL_TASKS_REPEATS",
-    "judge_model": "GAIA_EVAL_JUDGE_MODEL",
-    "command_template": "GAIA_EVAL_TASKS_COMMAND",
-    "replay": "GAIA_EVAL_TASKS_REPLAY",
-    "price": "GAIA_EVAL_TASKS_PRICE",
-    "claude": "GAIA_EVAL_CLAUDE_BIN",
-    "tasks": "GAIA_EVAL_TASKS_IDS",
-    "full_access": "GAIA_EVAL_TASKS_FULL_ACCESS",
-}
-
-
-def _env(key: str) -> str | None:
-    value = os.environ.get(ENV[key], "").strip()
-    return value or None
-
-
-def _flag(key: str) -> str:
-    return "--" + key.replace("_", "-")
-
-
-def required(args: argparse.Namespace, key: str, why: str) -> str:
-    value = getattr(args, key, None) or _env(key)
-    if not value:
-        msg = f"{_flag(key)} is required {why}: pass {_flag(key)} or set {ENV[key]}"
-        raise InvalidInputError(msg)
-    return str(value)
 
 
 def _common_judge(p: argparse.ArgumentParser) -> None:
@@ -52,9 +17,7 @@ def _common_judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-attempts", type=int, default=2, help="tries per grade (default 2)")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND", required=True)
-    run = sub.add_parser("run", help="run an agent on each task of a suite, then judge")
+def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument("--suite", help=f"suite name (default core) [{ENV['suite']}]")
     run.add_argument("--tasks", help=f"only these task ids, comma-separated [{ENV['tasks']}]")
     run.add_argument("--tasks-file", type=Path, help="a tasks.json other than the shipped one")
@@ -75,12 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"command harness: argv template with {{prompt}} [{ENV['command_template']}]",
     )
     run.add_argument(
-        "--out",
-        type=Path,
-        help=f"run folder (default eval/results/tasks-<timestamp>) [{ENV['out']}]",
-    )
-    run.add_argument(
-        "--repeats", type=int, help=f"run the suite N times into r1, r2, ... [{ENV['repeats']}]"
+        "--repeats",
+        type=int,
+        help=f"run every task N times in one run (items <task>, <task>#r2...) [{ENV['repeats']}]",
     )
     run.add_argument(
         "--run-timeout",
@@ -90,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--work-root",
         type=Path,
-        help=f"where task workdirs live (default: temp) [{ENV['work_root']}]",
+        help=f"where task workdirs live (default: the run's temp folder) [{ENV['work_root']}]",
     )
     run.add_argument(
         "--full-access",
@@ -106,49 +66,71 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--price", help=f"USD per million tokens 'IN,OUT' for the agent model [{ENV['price']}]"
     )
-    run.add_argument("--keep-workdirs", action="store_true", help="keep each task's project copy")
+    run.add_argument(
+        "--keep-workdirs", action="store_true", help="keep each task's project copy after it ran"
+    )
     _common_judge(run)
+    add_run_flags(run)
 
-    judge = sub.add_parser("judge", help="grade a finished run (all repeats)")
-    judge.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
-    judge.add_argument("--tasks-file", type=Path)
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND", required=True)
+    run = sub.add_parser(
+        "run",
+        help="run an agent on each task of a suite, then judge",
+        description=f"Run an agent on each task of a suite, then judge. The run folder (--out, "
+        f"default eval/results/tasks-<suite>-<timestamp>) [{ENV['out']}] gets results.json, "
+        "items.jsonl, report.md, report.html and a folder per task.",
+    )
+    _run_parser(run)
+
+    judge = sub.add_parser("judge", help="grade finished runs (every repeat)")
+    judge.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="tasks run folders")
+    judge.add_argument("--tasks-file", type=Path, help="the tasks.json the runs used")
     _common_judge(judge)
 
     controls = sub.add_parser("controls", help="check the judge on three planted attempts")
-    controls.add_argument("--out", type=Path, help="where the planted runs go (default: temp)")
-    controls.add_argument("--work-root", type=Path)
+    controls.add_argument("--work-root", type=Path, help="where the planted workdirs live")
     _common_judge(controls)
+    add_run_flags(controls, gate=False)
 
     cal = sub.add_parser(
         "calibrate", help="ask the judge about every question's reference and wrong answers"
     )
     cal.add_argument("--suite", default="full", help="whose question tasks (default full)")
-    cal.add_argument("--out", type=Path, help="write calibration.json here")
+    cal.add_argument("--out", type=Path, help="write calibration.json into this folder")
     _common_judge(cal)
 
     gate = sub.add_parser("gate", help="compare a run with its expectations")
-    gate.add_argument("dir", type=Path, metavar="DIR")
+    gate.add_argument("dir", type=Path, metavar="DIR", help="a tasks run folder")
     gate.add_argument(
         "--expect",
         type=Path,
-        help="expectations file (default: the shipped one for model and suite)",
+        help="expectations file (default: the committed one for the model and suite, "
+        "gaia_eval/baselines/tasks/<model>.<suite>.json)",
     )
     gate.add_argument(
-        "--enforce", action="store_true", help="exit 1 on a miss or an unmeasured task"
+        "--enforce",
+        action="store_true",
+        help="exit 1 on a miss or an unmeasured task (no committed expectations: not gated yet)",
     )
     gate.add_argument(
         "--propose", type=Path, metavar="FILE", help="also write expectations from this run"
     )
 
     prop = sub.add_parser("propose", help="write expectations every one of several judged runs met")
-    prop.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
-    prop.add_argument("--out", type=Path, required=True, metavar="FILE")
+    prop.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="judged tasks run folders")
+    prop.add_argument(
+        "--out", type=Path, required=True, metavar="FILE", help="the expectations file to write"
+    )
 
     rep = sub.add_parser(
         "report", help="harness x model table from finished runs (markdown + HTML)"
     )
-    rep.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
-    rep.add_argument("--out", type=Path, required=True, metavar="DIR")
+    rep.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="tasks run folders")
+    rep.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for report.md and .html"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -274,7 +274,9 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
     if head.interrupted:
         lines.append("  interrupted; finish it with --resume")
     if head.infra_errors:
-        lines.append(f"  {head.infra_errors} unmeasured (infrastructure)")
+        lines.append(f"  {head.infra_errors} unmeasured (infrastructure); the cause:")
+        unmeasured = [r for r in env.items if r.status == "infra_error"]
+        lines += [f"    - {r.id}: {r.error}" for r in unmeasured[:3]]
     if head.item_errors:
         lines.append(f"  {head.item_errors} crashed in the system under test")
     for label, value in suite.headline(env):

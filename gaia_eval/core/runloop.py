@@ -440,6 +440,8 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
                     if state.baseline is not None:
                         gate_engine.refuse_unlike(cls, state.baseline, _probe(header), label)
             stop = _loop(state, ctx, header, todo, out)
+            if stop is None:
+                _after_items(state, ctx, header, out)
         except BaseException as err:
             stop = err
         finally:
@@ -529,6 +531,38 @@ def _loop(
     return None
 
 
+def _after_items(state: _Run, ctx: RunContext, header: Header, out: Path) -> None:
+    """The suite's pass over all finished items; saves every result it changed."""
+    if type(state.suite).after_items is Suite.after_items:
+        return
+    asked = set(header.item_ids)
+    recs = {
+        i: r
+        for i, r in state.records.items()
+        if i in asked and r.status == "ok" and r.result is not None
+    }
+    results = {i: state.cls.item_model.model_validate(r.result) for i, r in recs.items()}
+    try:
+        state.suite.after_items(ctx, results)
+    finally:
+        for i, model in results.items():
+            data = model.model_dump(mode="json", by_alias=True)
+            if i in recs and data != recs[i].result:
+                rec = recs[i].model_copy(update={"result": data})
+                state.records[i] = rec
+                append_record(out / ITEM_LOG, rec)
+
+
+def write_outputs(suite: type[Suite], out: Path, env: Envelope) -> dict[str, Path]:
+    """results.json, report.md and report.html of `env` in `out` (a run rewritten after
+    the run loop, e.g. judged or gated later, keeps its three files in step)."""
+    return {
+        "results": write_json(out / RESULTS, env),
+        "report": write_text(out / "report.md", render_markdown(suite, env)),
+        "html": write_text(out / "report.html", render_html(suite, env)),
+    }
+
+
 def _finish(
     state: _Run, header: Header, out: Path, stop: BaseException | None, label: str
 ) -> RunOutcome:
@@ -603,4 +637,5 @@ __all__ = [
     "resume_command",
     "run",
     "strip_run_dir_flags",
+    "write_outputs",
 ]

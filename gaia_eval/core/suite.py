@@ -122,6 +122,14 @@ class Suite(ABC):
         test failed (the item is unmeasured, never scored); any other exception is a crash
         of the system under test and is recorded as the item's error."""
 
+    def after_items(self, ctx: RunContext, results: dict[str, BaseModel]) -> None:  # noqa: B027
+        """A pass over every finished item once the loop has run them all (a batched judge).
+
+        `results` maps item id -> item result for each measured item this run was asked to
+        run (resumed ones included); replace or change entries in place. The run loop saves
+        every entry that changed, also when this raises (InfrastructureError stops the run
+        resumably, like an item's outage: a `--resume` calls this again)."""
+
     # ---- reading results (classmethods: work on files alone) ---------------------------
 
     @classmethod

@@ -6,8 +6,11 @@ typo in a task definition never turns into a silently different benchmark.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,23 @@ def default_tasks_file() -> Path:
 
 def toybox_dir() -> Path:
     return data_dir() / "toybox"
+
+
+@cache
+def toybox_digest() -> str:
+    """sha256 (16 hex digits) of the toybox fixture: a changed project changes the numbers."""
+    root = toybox_dir()
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
+            h.update(p.relative_to(root).as_posix().encode("utf-8") + b"\0")
+            h.update(p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def task_definition(task: TaskDef) -> dict[str, Any]:
+    """A task as JSON data (what the run's definition digest covers)."""
+    return dataclasses.asdict(task)
 
 
 @dataclass(frozen=True)
@@ -97,6 +117,7 @@ class TaskFile:
 
 
 _BAD_PATH = re.compile(r"[\\:]")
+_TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def _valid_rel_path(p: str) -> bool:
@@ -156,6 +177,9 @@ def _parse_task(ctx: _Ctx, index: int, raw: Any, setups: set[str]) -> TaskDef:
     tid = raw.get("id")
     if not isinstance(tid, str) or not tid:
         raise ctx.fail(f"tasks[{index}].id", "required: a non-empty string")
+    if not _TASK_ID.fullmatch(tid):
+        # Ids name folders and items (`<id>#r2` for repeats): letters, digits, . _ - only.
+        raise ctx.fail(f"tasks[{index}].id", f"{tid!r} may use only letters, digits, '.', '_', '-'")
     where = f"task {tid!r}"
     extra = sorted(set(raw) - TASK_KEYS)
     if extra:

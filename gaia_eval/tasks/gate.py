@@ -1,13 +1,23 @@
-"""Pure: propose expectations from judged runs, and gate a run against them (§6.9)."""
+"""Pure: propose expectations from judged runs, and gate a run against them (§6.9).
+
+The verdict is the engine's (core.results.Verdict, stored inside results.json and shown
+by the report's Gate section): one MetricCheck per expectation limit, with the value the
+expectations were measured at as its baseline, and every task whose result changed since
+then as a flip -- listed, not failed on, since `min_passed` already allows one flip.
+"""
 
 from __future__ import annotations
 
 import math
 
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.tasks.models import Expectations, GateCheck, GateVerdict, Measured, Scorecard
+from gaia_eval.core.results import Flip, MetricCheck, Verdict
+from gaia_eval.tasks.models import Expectations, Measured, Scorecard
 from gaia_eval.tasks.report import result_string, summary
+from gaia_eval.tasks.results import item_id
 
+# The expectations' headroom for one noisy run (reference-behaviour §6.9); a run-vs-run
+# `--gate` uses the same numbers (TasksSuite.gate_rules).
 PASS_SLACK = 1
 VERIFIED_SLACK = 1
 QUALITY_SLACK = 0.5
@@ -35,8 +45,9 @@ def propose(
     sums = []
     for c in cards:
         s = summary(c)
-        if s.unmeasured:
-            msg = f"run r{c.repeat}: {s.unmeasured} task(s) not measured; re-run first"
+        if s.unmeasured or s.tasks < len(c.task_ids):
+            missing = s.unmeasured + len(c.task_ids) - s.tasks
+            msg = f"run r{c.repeat}: {missing} task(s) not measured; re-run first"
             raise InvalidInputError(msg)
         if s.judged < s.tasks:
             msg = f"run r{c.repeat}: {s.tasks - s.judged} task(s) unjudged; run `tasks judge` first"
@@ -84,8 +95,30 @@ def propose(
     )
 
 
-def gate(card: Scorecard, exp: Expectations) -> GateVerdict:
-    """One check per metric; refuses (NotComparableError) a different suite/model/judge."""
+def _check(  # noqa: PLR0917 (name, verdict, value, limit, main value, rule: one row)
+    name: str,
+    ok: bool,
+    value: float | None,
+    limit: float,
+    main: float,
+    rule: str,
+) -> MetricCheck:
+    return MetricCheck(
+        name=name,
+        baseline=main,
+        current=value,
+        allowed=round(abs(main - limit), 6),
+        rule=rule,
+        passed=ok,
+    )
+
+
+def _as_bool(result: str | None) -> bool | None:
+    return {"PASS": True, "FAIL": False}.get(result or "")
+
+
+def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Verdict:
+    """One check per limit; refuses (NotComparableError) a different suite/model/judge."""
     for field in ("suite", "model", "judge_model"):
         mine, theirs = getattr(card, field), getattr(exp, field)
         if mine != theirs:
@@ -94,92 +127,105 @@ def gate(card: Scorecard, exp: Expectations) -> GateVerdict:
     s = summary(card)
     m = exp.measured
     all_judged = s.judged == s.tasks
+    judged_note = "" if all_judged else "; needs every task judged"
+    asked = len(card.task_ids or card.tasks)
+    measured = s.tasks - s.unmeasured
     checks = [
-        GateCheck(
-            name="measured",
-            ok=s.unmeasured == 0 and s.tasks == len(card.task_ids or card.tasks),
-            value=s.tasks - s.unmeasured,
-            limit=len(card.task_ids or card.tasks),
-            note="every task must be measured",
+        _check(
+            "measured",
+            s.unmeasured == 0 and s.tasks == asked,
+            measured,
+            asked,
+            asked,
+            f"every task measured (= {asked})",
         ),
-        GateCheck(
-            name="passed",
-            ok=s.passed >= exp.min_passed,
-            value=s.passed,
-            limit=exp.min_passed,
-            main=m.passed,
+        _check(
+            "passed", s.passed >= exp.min_passed, s.passed, exp.min_passed, m.passed,
+            f">= {exp.min_passed} (min_passed)",
         ),
-    ]
+    ]  # fmt: skip
+    not_gated = []
     if exp.min_verified is None:
-        checks.append(
-            GateCheck(name="verified", ok=True, value=s.verified, limit=None, note="not gated yet")
-        )
+        checks.append(_check("verified", True, s.verified, m.verified, m.verified, "not gated yet"))
+        not_gated.append("verified")
     else:
         checks.append(
-            GateCheck(
-                name="verified",
-                ok=s.verified >= exp.min_verified,
-                value=s.verified,
-                limit=exp.min_verified,
-                main=m.verified,
+            _check(
+                "verified", s.verified >= exp.min_verified, s.verified, exp.min_verified,
+                m.verified, f">= {exp.min_verified} (min_verified)",
             )
-        )
+        )  # fmt: skip
     if exp.min_quality is not None:
+        ok = all_judged and s.quality is not None and s.quality >= exp.min_quality
         checks.append(
-            GateCheck(
-                name="quality",
-                ok=all_judged and s.quality is not None and s.quality >= exp.min_quality,
-                value=s.quality,
-                limit=exp.min_quality,
-                main=m.quality,
-                note="" if all_judged else "needs every task judged",
+            _check(
+                "quality", ok, s.quality, exp.min_quality, m.quality or exp.min_quality,
+                f">= {exp.min_quality} (min_quality){judged_note}",
             )
-        )
+        )  # fmt: skip
     if exp.max_misreported is not None:
+        ok = all_judged and s.misreported <= exp.max_misreported
         checks.append(
-            GateCheck(
-                name="misreported",
-                ok=all_judged and s.misreported <= exp.max_misreported,
-                value=s.misreported,
-                limit=exp.max_misreported,
-                main=m.misreported,
-                note="" if all_judged else "needs every task judged",
+            _check(
+                "misreported", ok, s.misreported, exp.max_misreported, m.misreported,
+                f"<= {exp.max_misreported} (max_misreported){judged_note}",
             )
+        )  # fmt: skip
+    for name, value, limit, main in (
+        ("total_tokens", s.total_tokens, exp.max_total_tokens, m.total_tokens),
+        ("steps", s.steps, exp.max_steps, m.steps),
+        ("wall_seconds", s.wall_seconds, exp.max_wall_seconds, m.wall_seconds),
+    ):
+        checks.append(_check(name, value <= limit, value, limit, main, f"<= {limit} (max_{name})"))
+    rows = {str(r.get("id")): r.get("result") for r in exp.tasks}
+    flips = []
+    for t in card.tasks:
+        before, after = _as_bool(rows.get(t.id)), _as_bool(result_string(t))
+        if t.id in rows and before != after:
+            flips.append(
+                Flip(
+                    item=item_id(t.id, card.repeat),
+                    check="result",
+                    before=before,
+                    after=after,
+                    gated=False,
+                )
+            )
+    failures = [
+        f"{c.name}: {c.current} is outside the limit {c.rule} (measured {c.baseline:g})"
+        for c in checks
+        if not c.passed
+    ]
+    notes = ["verified: not gated yet (the expectations have no min_verified)"] if not_gated else []
+    if flips:
+        notes.append(
+            f"{len(flips)} task(s) changed result since the expectations were measured "
+            "(listed, not gated: the limits above allow for it)"
         )
-    checks += [
-        GateCheck(
-            name="total_tokens",
-            ok=s.total_tokens <= exp.max_total_tokens,
-            value=s.total_tokens,
-            limit=exp.max_total_tokens,
-            main=m.total_tokens,
-        ),
-        GateCheck(
-            name="steps",
-            ok=s.steps <= exp.max_steps,
-            value=s.steps,
-            limit=exp.max_steps,
-            main=m.steps,
-        ),
-        GateCheck(
-            name="wall_seconds",
-            ok=s.wall_seconds <= exp.max_wall_seconds,
-            value=s.wall_seconds,
-            limit=exp.max_wall_seconds,
-            main=m.wall_seconds,
-        ),
-    ]
-    return GateVerdict(ok=all(c.ok for c in checks), checks=checks)
+    return Verdict(
+        passed=not failures,
+        baseline=label,
+        baseline_commit=exp.measured_on.get("commit"),
+        failures=failures,
+        notes=notes,
+        metrics=checks,
+        flips=flips,
+        not_gated=not_gated,
+    )
 
 
-def verdict_markdown(card: Scorecard, verdict: GateVerdict) -> str:
-    lines = [
-        f"# Gate: suite `{card.suite}`, model `{card.model}`: {'PASS' if verdict.ok else 'FAIL'}",
-        "",
-        "| check | ok | this run | limit | main | note |",
-        "|---|---|---|---|---|---|",
-    ]
-    for c in verdict.checks:
-        ok = "yes" if c.ok else "NO"
-        lines.append(f"| {c.name} | {ok} | {c.value} | {c.limit} | {c.main} | {c.note} |")
-    return "\n".join(lines) + "\n"
+def gate_cards(cards: list[Scorecard], exp: Expectations, label: str) -> Verdict:
+    """The verdict over every repeat of a run: each repeat must meet the expectations."""
+    verdicts = [gate(c, exp, label) for c in cards]
+    if len(verdicts) == 1:
+        return verdicts[0]
+    out = Verdict(passed=all(v.passed for v in verdicts), baseline=label)
+    out.baseline_commit = verdicts[0].baseline_commit
+    for card, v in zip(cards, verdicts, strict=True):
+        tag = f"r{card.repeat}"
+        out.failures += [f"{tag} {f}" for f in v.failures]
+        out.notes += [f"{tag} {n}" for n in v.notes]
+        out.metrics += [m.model_copy(update={"name": f"{tag} {m.name}"}) for m in v.metrics]
+        out.flips += v.flips
+        out.not_gated += [f"{tag} {n}" for n in v.not_gated]
+    return out

@@ -1,21 +1,23 @@
-"""Result models of the flagship tasks: scorecard, per-task results, transcripts,
-expectations and gate verdicts (reference-behaviour §6.9)."""
+"""Result models of the flagship tasks: per-task results (the envelope's items), the run
+summary, transcripts and expectations (reference-behaviour §6.9). `Scorecard` is the view
+the gate, propose and the harness x model table read (one per repeat), and the format of
+pre-engine `scorecard.json` files, which still load."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from gaia_eval.core.runmeta import RunMeta
+from gaia_eval.core.models import ResultModel
 
 SCORECARD_SCHEMA = 1
 EXPECTATIONS_SCHEMA = 1
 AXES = ("instruction_compliance", "work_quality", "reasoning", "fabrication_free")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Model(ResultModel):
+    """Unknown fields are errors; each field's docstring is its schema description."""
 
 
 class ToolCall(_Model):
@@ -175,7 +177,7 @@ class RunCost(_Model):
 
 
 class Scorecard(_Model):
-    """scorecard.json: one run of one suite by one harness on one model."""
+    """One repeat of one suite by one harness on one model (a pre-engine scorecard.json)."""
 
     schema_: int = Field(default=SCORECARD_SCHEMA, alias="schema")
     """Format version."""
@@ -188,7 +190,7 @@ class Scorecard(_Model):
     repeat: int = 1
     """Which repeat this is (1-based)."""
     revision: str | None = None
-    """12-character short SHA of the gaia_eval checkout, if any."""
+    """Commit of the gaia_eval checkout, if any (the header's run commit)."""
     run_timeout_s: float
     """The wall-clock cap per task."""
     full_access: bool = False
@@ -205,12 +207,79 @@ class Scorecard(_Model):
     """The judge's model spec, once judged."""
     judge_cost: RunCost | None = None
     """What judging cost."""
-    meta: RunMeta | None = None
-    """Machine, package version, timing."""
+    meta: dict[str, Any] | None = None
+    """Machine, package version, timing (pre-engine files; a run's header has them now)."""
     task_ids: list[str] = Field(default_factory=list)
     """The tasks the run was asked to do (a crash leaves fewer results than ids)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+class Counts(_Model):
+    """summary(card) of reference-behaviour §6.9: counts and totals over tasks."""
+
+    tasks: int
+    """Tasks with a result (unmeasured ones included)."""
+    passed: int
+    """Tasks whose passed is true."""
+    coding: int
+    """Mechanical (coding) tasks."""
+    verified: int
+    """Mechanical tasks verified by a test run after the last edit."""
+    errors: int
+    """Tasks with an error."""
+    unmeasured: int
+    """Tasks not measured (infrastructure)."""
+    judged: int
+    """Tasks with all four judge axes."""
+    quality: float | None
+    """Mean judged quality, 2 decimals."""
+    misreported: int
+    """Judged tasks with fabrication_free < 5."""
+    steps: int
+    """Model turns."""
+    tool_calls: int
+    """Tool calls."""
+    input_tokens: int
+    """Prompt tokens."""
+    output_tokens: int
+    """Completion tokens."""
+    total_tokens: int
+    """Input + output tokens."""
+    wall_seconds: float
+    """Agent wall time, 1 decimal."""
+
+
+class TasksSummary(_Model):
+    """The envelope's summary of a tasks run (what scorecard.json held besides the per-task
+    results, which are the envelope's items, and the run meta, which is its header)."""
+
+    suite: str
+    """The tasks.json suite (the envelope's tier)."""
+    model: str
+    """The model spec string (recorded exactly as given)."""
+    harness: str
+    """builtin, replay, command or claude-code."""
+    judge_model: str | None = None
+    """The judge's model spec, once judged."""
+    run_timeout_s: float
+    """The wall-clock cap per task."""
+    full_access: bool = False
+    """Built-in harness ran without path boundary and guardrails."""
+    fenced: bool = False
+    """The agent ran inside the bubblewrap fence."""
+    repeats: int = 1
+    """How many times each task ran (items `<task>`, `<task>#r2`, ...)."""
+    task_ids: list[str] = Field(default_factory=list)
+    """The item ids the run was asked to do, in run order."""
+    counts: Counts
+    """Over every item of every repeat."""
+    by_repeat: list[Counts] = Field(default_factory=list)
+    """Per repeat, when there is more than one."""
+    cost: RunCost = Field(default_factory=RunCost)
+    """Agent cost of the run."""
+    judge_cost: RunCost | None = None
+    """What judging cost (None: not judged)."""
+    unmeasured: dict[str, str] = Field(default_factory=dict)
+    """Item id -> why it was not measured."""
 
 
 class Transcript(_Model):
@@ -228,8 +297,6 @@ class Transcript(_Model):
     """Last 4,000 characters of the harness's stdout."""
     stderr_tail: str = ""
     """Last 4,000 characters of its stderr."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 class Measured(_Model):
@@ -283,37 +350,5 @@ class Expectations(_Model):
     max_wall_seconds: int
     """Ceiling on wall seconds."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-
-class GateCheck(_Model):
-    """One gated metric."""
-
-    name: str
-    """Metric."""
-    ok: bool
-    """Within its limit."""
-    value: float | None
-    """This run's value."""
-    limit: float | None
-    """The limit it is held to."""
-    main: float | None = None
-    """The value the expectations were measured at."""
-    note: str = ""
-    """Why it failed or was not gated."""
-
-
-class GateVerdict(_Model):
-    """The gate's verdict on one scorecard."""
-
-    schema_: int = Field(default=1, alias="schema")
-    """Format version."""
-    ok: bool
-    """Every check within its limit."""
-    checks: list[GateCheck]
-    """Per metric."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-RESULT_MODELS: tuple[type[BaseModel], ...] = (Scorecard, Transcript, Expectations, GateVerdict)
+RESULT_MODELS: tuple[type[BaseModel], ...] = (TaskResult, TasksSummary, Transcript, Expectations)

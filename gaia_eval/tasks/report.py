@@ -1,39 +1,20 @@
-"""Pure rendering: scorecard -> counts, summary.md, and the harness x model table."""
+"""Pure rendering: results -> counts, the run report's sections, and the harness x model
+table over several runs."""
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 
-from gaia_eval.tasks.models import AXES, Scorecard, TaskResult
-
-
-@dataclass(frozen=True)
-class Summary:
-    """summary(card) of reference-behaviour §6.9."""
-
-    tasks: int
-    passed: int
-    coding: int
-    verified: int
-    errors: int
-    unmeasured: int
-    judged: int
-    quality: float | None
-    misreported: int
-    steps: int
-    tool_calls: int
-    input_tokens: int
-    output_tokens: int
-    total_tokens: int
-    wall_seconds: float
+from gaia_eval.core.charts import bars
+from gaia_eval.core.report import Block, Chart, Para, Section, Table
+from gaia_eval.tasks.models import AXES, Counts, Scorecard, TaskResult, TasksSummary
 
 
-def summary(card: Scorecard) -> Summary:
-    ts = card.tasks
+def counts(ts: list[TaskResult]) -> Counts:
+    """summary(card) of reference-behaviour §6.9 over a list of task results."""
     judged = [t for t in ts if t.judge is not None and t.judge.judged()]
     qualities = [q for t in judged if t.judge and (q := t.judge.quality()) is not None]
-    return Summary(
+    return Counts(
         tasks=len(ts),
         passed=sum(t.passed is True for t in ts),
         coding=sum(t.check == "mechanical" for t in ts),
@@ -52,6 +33,11 @@ def summary(card: Scorecard) -> Summary:
     )
 
 
+def summary(card: Scorecard) -> Counts:
+    """The counts of one scorecard (one repeat)."""
+    return counts(card.tasks)
+
+
 def result_string(t: TaskResult) -> str:
     if t.error_kind == "unavailable":
         return "NOT MEASURED"
@@ -62,43 +48,95 @@ def result_string(t: TaskResult) -> str:
     return "PASS" if t.passed else "FAIL"
 
 
-def _money(value: float | None, source: str | None) -> str:
+def money(value: float | None, source: str | None) -> str:
     if value is None:
         return "n/a"
     label = " (API equivalent)" if source == "api_equivalent" else ""
     return f"${value:.4f}{label}"
 
 
-def summary_markdown(card: Scorecard) -> str:
-    s = summary(card)
-    lines = [
-        f"# Tasks: suite `{card.suite}`, harness `{card.harness}`, model `{card.model}`",
-        "",
-        # Unmeasured first: an outage hidden in an average reads like a regression.
-        f"**Not measured: {s.unmeasured}** · errors: {s.errors} · passed {s.passed}/{s.tasks} · "
-        f"verified {s.verified}/{s.coding} · judged {s.judged} · "
-        f"quality {s.quality if s.quality is not None else 'n/a'} · misreported {s.misreported}",
-        "",
-        f"Tokens {s.total_tokens} (in {s.input_tokens}, out {s.output_tokens}) · steps {s.steps} · "
-        f"tool calls {s.tool_calls} · wall {s.wall_seconds}s · cost "
-        f"{_money(card.cost.total_usd, card.cost.source)}"
-        + (f" · judge `{card.judge_model}`" if card.judge_model else ""),
-        "",
-        "| task | result | verified | quality | why | steps | tokens | wall s |",
-        "|---|---|---|---|---|---|---|---|",
+# ---- one run's report ------------------------------------------------------------------
+
+
+def headline(s: TasksSummary) -> list[tuple[str, str]]:
+    c = s.counts
+    # Unmeasured first: an outage hidden in an average reads like a regression.
+    return [
+        ("not measured", str(c.unmeasured)),
+        ("passed", f"{c.passed}/{c.tasks}"),
+        ("verified (coding tasks)", f"{c.verified}/{c.coding}"),
+        ("judged", f"{c.judged}" + (f" by `{s.judge_model}`" if s.judge_model else "")),
+        ("quality", "n/a" if c.quality is None else f"{c.quality:.2f}"),
+        ("misreported", str(c.misreported)),
+        ("cost", money(s.cost.total_usd, s.cost.source)),
     ]
+
+
+def _task_rows(card: Scorecard) -> list[list[str]]:
+    rows = []
     for t in card.tasks:
         q = t.judge.quality() if t.judge else None
         quality = f"{q:.2f}" if q is not None else ("unjudged" if t.judge else "")
         ver = ("yes" if t.verified else "no") if t.check == "mechanical" else ""
-        why = t.why.replace("|", "\\|").replace("\n", " ")[:160]
-        if t.error and not t.why:
-            why = t.error[:160]
-        lines.append(
-            f"| {t.id} | {result_string(t)} | {ver} | {quality} | {why} | {t.steps} | "
-            f"{t.input_tokens + t.output_tokens} | {t.wall_seconds:.1f} |"
+        why = t.why or t.error or ""
+        rows.append(
+            [
+                f"`{t.id}`",
+                result_string(t),
+                ver,
+                quality,
+                why.replace("\n", " ")[:160],
+                str(t.steps),
+                str(t.input_tokens + t.output_tokens),
+                f"{t.wall_seconds:.1f}",
+            ]
         )
-    return "\n".join(lines) + "\n"
+    return rows
+
+
+def sections(s: TasksSummary, cards: list[Scorecard]) -> list[Section]:
+    """The tasks table per repeat, the totals, and (HTML) wall time per task."""
+    c = s.counts
+    head = ["task", "result", "verified", "quality", "why", "steps", "tokens", "wall s"]
+    blocks: list[Block] = [
+        Para(
+            f"Suite `{s.suite}`, harness `{s.harness}`, model `{s.model}`"
+            + (f", {s.repeats} repeats" if s.repeats > 1 else "")
+            + f"; wall-clock cap {s.run_timeout_s:g} s per task"
+            + ("; full access" if s.full_access else "")
+            + ("; fenced" if s.fenced else "")
+            + ". Verified: a test run passed after the agent's last edit (coding tasks only)."
+        )
+    ]
+    for card in cards:
+        caption = f"Repeat {card.repeat}" if s.repeats > 1 else None
+        blocks.append(Table(head, _task_rows(card), caption=caption))
+    blocks.append(
+        Para(
+            f"Tokens {c.total_tokens} (in {c.input_tokens}, out {c.output_tokens}) · steps "
+            f"{c.steps} · tool calls {c.tool_calls} · agent wall {c.wall_seconds} s · cost "
+            f"{money(s.cost.total_usd, s.cost.source)}"
+            + (f" · {s.cost.note}" if s.cost.note else "")
+            + (
+                f" · judge cost {money(s.judge_cost.total_usd, s.judge_cost.source)}"
+                if s.judge_cost is not None
+                else ""
+            )
+        )
+    )
+    timed = [
+        (t.id if s.repeats == 1 else f"{t.id} r{card.repeat}", t.wall_seconds)
+        for card in cards
+        for t in card.tasks
+        if t.error_kind != "unavailable"
+    ]
+    if timed:
+        svg = bars([k for k, _ in timed], [v for _, v in timed], unit=" s")
+        blocks.append(Chart(svg, "agent wall seconds per task"))
+    return [Section("Tasks", blocks)]
+
+
+# ---- several runs: the harness x model table --------------------------------------------
 
 
 def comparison_rows(cards: list[Scorecard]) -> list[dict[str, str]]:
@@ -159,4 +197,4 @@ def table_html(cards: list[Scorecard]) -> str:
     )
 
 
-__all__ = ["AXES", "Summary", "summary", "summary_markdown", "table_html", "table_markdown"]
+__all__ = ["AXES", "counts", "headline", "sections", "summary", "table_html", "table_markdown"]

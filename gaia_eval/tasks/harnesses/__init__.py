@@ -3,10 +3,11 @@
 Every harness runs as one child process in its own process group, started by the runner
 with the same clean environment and the same wall-clock cap (isolation.run_capped), so a
 difference in the results is a difference between agents, not between their conditions.
+`registry.build_harness(name, ...)` builds one by name.
 """
 
 from __future__ import annotations
 
-from gaia_eval.tasks.harnesses.base import Harness, LaunchPlan, make_harness
+from gaia_eval.tasks.harnesses.base import Harness, LaunchPlan
 
-__all__ = ["Harness", "LaunchPlan", "make_harness"]
+__all__ = ["Harness", "LaunchPlan"]

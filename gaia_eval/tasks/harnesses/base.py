@@ -1,15 +1,16 @@
-"""The Harness protocol and the factory that picks one by name."""
+"""The Harness protocol and the launch plan a harness hands the runner.
+
+Only the contract lives here; the concrete harnesses import it and the registry
+(`harnesses.registry`) builds them by name, so nothing here knows any harness.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, runtime_checkable
 
-from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.models import AgentOutcome
-
-HARNESSES = ("builtin", "replay", "command", "claude-code")
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,10 @@ class LaunchPlan:
     stdin: bytes | None = None
 
 
+@runtime_checkable
 class Harness(Protocol):
+    """How one agent is launched on a task and how its record is read back."""
+
     name: str
 
     def launch(
@@ -31,26 +35,7 @@ class Harness(Protocol):
         ...
 
     def collect(self, run_dir: Path, stdout: Path, stderr: Path) -> AgentOutcome:
-        """Read the record back, also after the process was killed at the cap."""
+        """Read the record back, also after the process was killed at the cap. An outage of
+        the model backend is an outcome with error_kind "unavailable" (the runner turns it
+        into an InfrastructureError, so the run stops with the item unmeasured)."""
         ...
-
-
-def make_harness(name: str, **options: Any) -> Harness:
-    if name == "builtin":
-        from gaia_eval.tasks.harnesses.builtin import BuiltinHarness
-
-        return BuiltinHarness(**options)
-    if name == "replay":
-        from gaia_eval.tasks.harnesses.replay import ReplayHarness
-
-        return ReplayHarness(**options)
-    if name == "command":
-        from gaia_eval.tasks.harnesses.command import CommandHarness
-
-        return CommandHarness(**options)
-    if name == "claude-code":
-        from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness
-
-        return ClaudeCodeHarness(**options)
-    msg = f"--harness {name!r}: expected one of {list(HARNESSES)}"
-    raise InvalidInputError(msg)

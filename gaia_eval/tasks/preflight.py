@@ -1,0 +1,92 @@
+"""What a tasks run needs, checked before the first task runs: the toolchain's pytest,
+the judge's SDK and credentials, the claude CLI, bubblewrap for --fence. Everything that
+is missing is named in one message (exit 2) with what to install or set, so a run never
+spends minutes on tasks and then fails at the judge."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+
+from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.llm.spec import ModelSpec
+
+ANTHROPIC_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def _has_module(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+def _model_needs(spec: ModelSpec, role: str, claude_bin: str) -> list[str]:
+    missing = []
+    if spec.backend == "anthropic":
+        if not _has_module("anthropic"):
+            missing.append(
+                f"the anthropic SDK for {role} {spec.text!r}: pip install 'gaia-eval[anthropic]'"
+            )
+        elif not any(os.environ.get(k, "").strip() for k in ANTHROPIC_KEYS):
+            missing.append(
+                f"an API key for {role} {spec.text!r}: set ANTHROPIC_API_KEY "
+                "(or ANTHROPIC_AUTH_TOKEN)"
+            )
+    elif spec.backend == "claude-code" and shutil.which(claude_bin) is None:
+        missing.append(
+            f"the claude CLI ({claude_bin!r}) for {role} {spec.text!r}: install Claude Code "
+            "or set GAIA_EVAL_CLAUDE_BIN to its path"
+        )
+    return missing
+
+
+def missing(
+    *,
+    judge: ModelSpec | None = None,
+    harness: str | None = None,
+    claude_bin: str = "claude",
+    fence: bool = False,
+    toolchain: bool = True,
+) -> list[str]:
+    """One line per missing dependency or credential."""
+    out: list[str] = []
+    if toolchain and not _has_module("pytest"):
+        out.append(
+            f"pytest in {sys.executable}, which every harness's toolchain and the checks run: "
+            "pip install 'gaia-eval[tasks]'"
+        )
+    if harness == "claude-code" and shutil.which(claude_bin) is None:
+        out.append(
+            f"the claude CLI ({claude_bin!r}) for --harness claude-code: install Claude Code "
+            "or set GAIA_EVAL_CLAUDE_BIN to its path"
+        )
+    if judge is not None:
+        out += _model_needs(judge, "--judge-model", claude_bin)
+    if fence:
+        from gaia_eval.tasks.isolation import fence_available
+
+        if not fence_available():
+            out.append(
+                "bubblewrap (bwrap) for --fence: it is missing or cannot create a sandbox here "
+                "(install the Debian package bubblewrap; user namespaces must be allowed); "
+                "refused rather than pretended"
+            )
+    return out
+
+
+def check(
+    *,
+    judge: ModelSpec | None = None,
+    harness: str | None = None,
+    claude_bin: str = "claude",
+    fence: bool = False,
+    toolchain: bool = True,
+) -> None:
+    """Raise InvalidInputError naming everything `missing` finds."""
+    lines = missing(
+        judge=judge, harness=harness, claude_bin=claude_bin, fence=fence, toolchain=toolchain
+    )
+    if lines:
+        head = "the run cannot start; missing:" if len(lines) > 1 else "the run cannot start:"
+        msg = head + "".join(f"\n  - {line}" for line in lines)
+        raise InvalidInputError(msg)

@@ -1,0 +1,71 @@
+"""The tasks commands' settings: every one has an environment variable; the flag wins.
+
+Kept apart from the CLI modules (which both read it) and free of heavy imports, so
+`gaia-eval tasks --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from gaia_eval.core.errors import InvalidInputError
+
+ENV = {
+    "suite": "GAIA_EVAL_TASKS_SUITE",
+    "harness": "GAIA_EVAL_TASKS_HARNESS",
+    "model": "GAIA_EVAL_TASKS_MODEL",
+    "out": "GAIA_EVAL_TASKS_RESULTS_DIR",
+    "run_timeout": "GAIA_EVAL_TASKS_RUN_TIMEOUT",
+    "work_root": "GAIA_EVAL_TASKS_WORK_ROOT",
+    "repeats": "GAIA_EVAL_TASKS_REPEATS",
+    "judge_model": "GAIA_EVAL_JUDGE_MODEL",
+    "command_template": "GAIA_EVAL_TASKS_COMMAND",
+    "replay": "GAIA_EVAL_TASKS_REPLAY",
+    "price": "GAIA_EVAL_TASKS_PRICE",
+    "claude": "GAIA_EVAL_CLAUDE_BIN",
+    "tasks": "GAIA_EVAL_TASKS_IDS",
+    "full_access": "GAIA_EVAL_TASKS_FULL_ACCESS",
+}
+
+
+def env(key: str) -> str | None:
+    value = os.environ.get(ENV[key], "").strip()
+    return value or None
+
+
+def flag(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
+def setting(args: argparse.Namespace, key: str) -> str | None:
+    """The flag's value, else the variable's, else None."""
+    value = getattr(args, key, None)
+    return str(value) if value not in (None, "") else env(key)
+
+
+def required(args: argparse.Namespace, key: str, why: str) -> str:
+    value = setting(args, key)
+    if not value:
+        msg = f"{flag(key)} is required {why}: pass {flag(key)} or set {ENV[key]}"
+        raise InvalidInputError(msg)
+    return value
+
+
+def number(args: argparse.Namespace, key: str, kind: type, default: Any) -> Any:
+    """A positive number from the flag or the variable (exit 2 naming either)."""
+    value = getattr(args, key, None)
+    if value is None:
+        raw = env(key)
+        if raw is None:
+            return default
+        try:
+            value = kind(raw)
+        except ValueError as err:
+            msg = f"{ENV[key]}={raw!r}: expected a {kind.__name__}"
+            raise InvalidInputError(msg) from err
+    if value <= 0:
+        msg = f"{flag(key)} must be positive, got {value}"
+        raise InvalidInputError(msg)
+    return value

@@ -1,0 +1,45 @@
+"""Running the tasks suite on the engine from a test, and reading its results back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gaia_eval.core import runloop
+from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.runloop import RunRequest
+from gaia_eval.tasks.definitions import load_tasks
+from gaia_eval.tasks.models import Scorecard
+from gaia_eval.tasks.results import scorecards
+from gaia_eval.tasks.runner import TasksConfig
+from gaia_eval.tasks.suite import TasksSuite
+
+TASKS = load_tasks()
+
+
+def config(tmp_path: Path, harness: Any, tasks: list[str], **kw: Any) -> TasksConfig:
+    return TasksConfig(
+        suite="core",
+        tasks=[TASKS.tasks[t] for t in tasks],
+        harness=harness,
+        model=kw.pop("model", "replay"),
+        work_root=kw.pop("work_root", tmp_path / "work"),
+        tests_timeout_s=60,
+        **kw,
+    )
+
+
+def run(cfg: TasksConfig, out: Path, **req: Any) -> Envelope:
+    """One run of `cfg` into `out` (exceptions propagate, as from the CLI)."""
+    request = RunRequest(command="test", argv=["tasks", "run"], out=out, **req)
+    return runloop.run(TasksSuite(cfg), request).envelope
+
+
+def envelope(out: Path) -> Envelope:
+    return load_envelope(out / "results.json", suite="tasks")
+
+
+def card(env: Envelope) -> Scorecard:
+    """The one repeat's scorecard view."""
+    (only,) = scorecards(env)
+    return only
