@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -355,3 +356,50 @@ def test_load_system_checks_the_protocol(tmp_path: Path, monkeypatch: pytest.Mon
         load_system("plug:bad", Greeter)
     with pytest.raises(InvalidInputError, match="expected 'module:factory'"):
         load_system("plug", Greeter)
+
+
+class _BatchToy(ToySuite):
+    """A suite with a pass over all finished items (as a batched judge): each result's
+    `passed` becomes "at least the batch mean"; optionally an outage after the update."""
+
+    def __init__(self, items_file: Path, *, outage: bool = False) -> None:
+        super().__init__(items_file)
+        self.outage = outage
+        self.seen: list[list[str]] = []
+
+    def after_items(self, ctx: runloop.RunContext, results: dict[str, Any]) -> None:
+        self.seen.append(sorted(results))
+        mean = sum(r.value for r in results.values()) / len(results)
+        for key, res in results.items():
+            results[key] = res.model_copy(update={"passed": res.value >= mean})
+        if self.outage:
+            raise InfrastructureError("judge http://127.0.0.1:9/v1 unreachable")
+
+
+def test_after_items_pass_is_saved_and_an_outage_in_it_resumes(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    out = tmp_path / "run"
+    suite = _BatchToy(items, outage=True)
+    with pytest.raises(InfrastructureError, match="--resume"):
+        runloop.run(suite, RunRequest(command="test", argv=["toy"], out=out))
+    env = load_envelope(out)
+    assert not env.header.complete and suite.seen == [[f"q{i:02d}" for i in range(10)]]
+    # The changed results were saved before the outage stopped the run, log and snapshot.
+    want = {f"q{i:02d}": i >= 5 for i in range(10)}  # mean 0.45
+    assert {r.id: r.result["passed"] for r in env.items} == want
+    assert {r.id: r.result["passed"] for r in read_item_log(out / "items.jsonl")} == want
+    again = _BatchToy(items)
+    done = runloop.run(again, RunRequest(command="test", argv=["toy"], resume=out))
+    assert done.envelope.header.complete and done.exit_code == 0
+    assert again.seen == [[f"q{i:02d}" for i in range(10)]]  # nothing re-ran, the pass did
+
+
+def test_terminal_summary_names_the_cause_of_unmeasured_items(tmp_path: Path) -> None:
+    from gaia_eval.core.report import terminal_summary
+
+    items = _items(tmp_path, _ten(q04={"value": 0.4, "do": "infra"}))
+    with pytest.raises(InfrastructureError):
+        _run(items, tmp_path / "run")
+    lines = terminal_summary(ToySuite, load_envelope(tmp_path / "run"))
+    assert "  1 unmeasured (infrastructure); the cause:" in lines
+    assert any("q04: InfrastructureError: backend http://127.0.0.1:9/v1" in x for x in lines)
