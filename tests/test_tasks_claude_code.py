@@ -8,9 +8,11 @@ import json
 import sys
 from pathlib import Path
 
+from tasks_run_helpers import card, run
+
 from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness, parse_stream
-from gaia_eval.tasks.runner import RunConfig, run_one
+from gaia_eval.tasks.runner import TasksConfig
 
 FAKE_CLAUDE = r"""#!{python}
 import json, subprocess, sys
@@ -51,16 +53,15 @@ def test_claude_code_run_is_read_into_the_common_record(tmp_path: Path) -> None:
     exe.write_text(FAKE_CLAUDE.format(python=sys.executable))
     exe.chmod(0o755)
     task = load_tasks().tasks["02-bugfix"]
-    cfg = RunConfig(
+    cfg = TasksConfig(
         suite="core",
         tasks=[task],
         harness=ClaudeCodeHarness("claude-opus-test", executable=str(exe)),
         model="claude-code:claude-opus-test",
-        out=tmp_path / "run",
         work_root=tmp_path / "w",
         tests_timeout_s=60,
     )
-    (res,) = run_one(cfg, tmp_path / "run", 1).tasks
+    (res,) = card(run(cfg, tmp_path / "run")).tasks
     assert (res.passed, res.verified, res.harness) == (True, True, "claude-code")
     assert (res.steps, res.tool_calls, res.input_tokens, res.cached_tokens) == (3, 2, 1000, 900)
     assert (res.cost_usd, res.cost_source) == (0.0421, "api_equivalent")

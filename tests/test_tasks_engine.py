@@ -78,7 +78,7 @@ def test_straight_run_results(straight: Path) -> None:
     results = {t.id: (t.passed, t.verified) for t in card(envelope(straight)).tasks}
     assert results == {"21-qa": (None, False), "02-bugfix": (True, True)}
     env = envelope(straight)
-    assert env.header.complete and env.header.settings["filtered"] is True
+    assert env.header.complete and env.header.filtered
     assert env.header.items_total == 7  # the core suite; this run asked for two of them
     # The run folder: the envelope, the item log, both reports, a folder per task.
     names = sorted(p.name for p in straight.iterdir())

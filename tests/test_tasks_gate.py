@@ -106,7 +106,9 @@ def test_gate_pass_and_misses() -> None:
     assert _failed(verdict) == ["passed"]
     passed = next(c for c in verdict.metrics if c.name == "passed")
     assert (passed.baseline, passed.current, passed.rule) == (3, 1, ">= 2 (min_passed)")
-    assert verdict.failures == ["passed: 1.0 is outside the limit >= 2 (min_passed) (measured 3)"]
+    assert verdict.failures == [
+        "passed is 1, outside >= 2 (min_passed); the expectations measured 3"
+    ]
     # t1 and t2 flipped PASS -> FAIL since the expectations: listed, not failed on by itself.
     assert [(f.item, f.before, f.after, f.gated) for f in verdict.flips] == [
         ("t1", True, False, False),

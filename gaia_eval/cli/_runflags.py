@@ -124,13 +124,11 @@ def run_suite(
     args: argparse.Namespace,
     *,
     argv: Sequence[str] | None = None,
-    only: Sequence[str] | None = None,
 ) -> int:
     """Run a configured suite with the shared flags; print the summary; the exit code.
 
     `argv` is the command line to record (and resume with) when the suite knows a fuller
-    one than sys.argv (settings taken from environment variables); `only` runs just these
-    item ids (a filtered run)."""
+    one than sys.argv (settings taken from environment variables)."""
     from gaia_eval.core import runloop
     from gaia_eval.core.report import terminal_summary
     from gaia_eval.core.suite import Suite
@@ -138,8 +136,6 @@ def run_suite(
     assert isinstance(suite, Suite)
     req = request(args, argv)
     assert isinstance(req, runloop.RunRequest)
-    if only is not None:
-        req.only = list(only)
     outcome = runloop.run(suite, req)
     for line in terminal_summary(type(suite), outcome.envelope):
         print(line)

@@ -96,12 +96,11 @@ def _harness(args: argparse.Namespace, argv: _Argv) -> tuple[Any, str, str, dict
     return harness, model, f"command:{template}", {}
 
 
-def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str] | None, list[str]]:
-    """(config, item ids of --tasks or None, the recorded command line)."""
+def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
+    """(config, the recorded command line)."""
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.tasks import preflight
-    from gaia_eval.tasks.results import item_id
     from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, TasksConfig
 
     argv = _Argv("tasks", "run")
@@ -144,6 +143,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str] | None
         # Absolute: the agent child runs in the task's project folder.
         work_root=Path(work_root).resolve() if work_root else None,
         repeats=repeats,
+        only=[t.id for t in selected] if wanted else None,
         full_access=args.full_access,
         fence=args.fence,
         price_override=parse_price(price_text) if price_text else None,
@@ -171,8 +171,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str] | None
         ("--keep-temp", args.keep_temp),
     ):
         argv.add(key, value)
-    only = [item_id(t.id, r) for r in range(1, repeats + 1) for t in selected] if wanted else None
-    return cfg, only, argv.words
+    return cfg, argv.words
 
 
 def _print_stopped(folder: Path) -> None:
@@ -196,7 +195,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.tasks.suite import TasksSuite
 
-    cfg, only, argv = _run_config(args)
+    cfg, argv = _run_config(args)
     if args.out is None and args.resume is None:
         out = env("out")
         args.out = (
@@ -204,7 +203,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         argv += ["--out", str(args.out)]
     try:
-        return run_suite(TasksSuite(cfg), args, argv=argv, only=only)
+        return run_suite(TasksSuite(cfg), args, argv=argv)
     except InfrastructureError:
         _print_stopped(args.resume or args.out)
         raise
@@ -220,8 +219,8 @@ def _judge_spec(args: argparse.Namespace, why: str) -> Any:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from gaia_eval.tasks.grading import judge_run
     from gaia_eval.tasks.models import TasksSummary
+    from gaia_eval.tasks.rejudge import judge_run
 
     spec = _judge_spec(args, "to judge")
     tasks = load_tasks(args.tasks_file).tasks

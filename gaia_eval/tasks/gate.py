@@ -192,7 +192,8 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
                 )
             )
     failures = [
-        f"{c.name}: {c.current} is outside the limit {c.rule} (measured {c.baseline:g})"
+        f"{c.name} is {'none' if c.current is None else f'{c.current:g}'}, outside {c.rule}"
+        + ("" if c.name == "measured" else f"; the expectations measured {c.baseline:g}")
         for c in checks
         if not c.passed
     ]

@@ -35,6 +35,7 @@ class TasksConfig:
     suite: str
     """The tasks.json suite (the run's tier)."""
     tasks: list[TaskDef]
+    """Every task of the suite, in run order (the definition digest covers them all)."""
     harness: Harness
     model: str
     judge_model: str | None = None
@@ -43,6 +44,8 @@ class TasksConfig:
     work_root: Path | None = None
     """Where task workdirs live; None: inside the run's temporary folder."""
     repeats: int = 1
+    only: list[str] | None = None
+    """Run only these task ids (`--tasks`): a filtered run."""
     full_access: bool = False
     fence: bool = False
     price_override: tuple[float, float] | None = None

@@ -29,7 +29,7 @@ from gaia_eval.tasks.gate import (
 )
 from gaia_eval.tasks.harnesses.base import Harness
 from gaia_eval.tasks.models import TaskResult, TasksSummary
-from gaia_eval.tasks.results import item_dir, item_id, scorecards, summarise
+from gaia_eval.tasks.results import item_dir, item_id, scorecards, split_item_id, summarise
 from gaia_eval.tasks.runner import TasksConfig, run_task
 
 
@@ -73,6 +73,12 @@ class TasksSuite(Suite):
             for r in range(1, self.cfg.repeats + 1)
             for t in self.cfg.tasks
         ]
+
+    def select(self, items: Sequence[Item]) -> Sequence[Item]:
+        if self.cfg.only is None:
+            return items
+        wanted = set(self.cfg.only)
+        return [i for i in items if split_item_id(i.id)[0] in wanted]
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
