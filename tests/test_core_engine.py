@@ -402,4 +402,4 @@ def test_terminal_summary_names_the_cause_of_unmeasured_items(tmp_path: Path) ->
         _run(items, tmp_path / "run")
     lines = terminal_summary(ToySuite, load_envelope(tmp_path / "run"))
     assert "  1 unmeasured (infrastructure); the cause:" in lines
-    assert any("q04: InfrastructureError: backend http://127.0.0.1:9/v1" in x for x in lines)
+    assert any("q04: backend http://127.0.0.1:9/v1 refused" in x for x in lines)

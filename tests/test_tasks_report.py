@@ -88,3 +88,11 @@ def test_report_order_and_html() -> None:
     html = render_html(TasksSuite, env)
     assert "<script" not in html and html.count("<svg") == 1
     assert "agent wall seconds per task" in html
+
+
+def test_report_html_opens_without_console_errors(tmp_path: Path) -> None:
+    from test_core_report_html import console_messages
+
+    page = tmp_path / "report.html"
+    page.write_text(render_html(TasksSuite, _envelope()), encoding="utf-8")
+    assert console_messages(page) == []

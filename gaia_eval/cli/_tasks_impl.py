@@ -81,7 +81,10 @@ def _harness(args: argparse.Namespace, argv: _Argv) -> tuple[Any, str, str, dict
         model = setting(args, "model") or "replay"
         argv.add("--model", setting(args, "model"))
         harness = build_harness("replay", scripts=scripts, full_access=args.full_access)
-        return harness, model, f"replay:{given}", {"replay_sha": _digest(scripts)}
+        # The system names the scripts by file name (the same on every machine); their
+        # digest is a setting, so other scripts under the same name are not comparable.
+        label = given if given == "reference" else Path(given).name
+        return harness, model, f"replay:{label}", {"replay_sha": _digest(scripts)}
     if name == "claude-code":
         text = required(args, "model", "for --harness claude-code")
         argv.add("--model", text)
@@ -209,12 +212,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise
 
 
-def _judge_spec(args: argparse.Namespace, why: str) -> Any:
+def _judge_spec(args: argparse.Namespace, why: str, *, toolchain: bool = False) -> Any:
+    """The --judge-model spec, with its SDK and credentials checked (and pytest, when the
+    command runs tasks)."""
     from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.tasks import preflight
 
     spec = parse_model_spec(required(args, "judge_model", why), "--judge-model")
-    preflight.check(judge=spec, claude_bin=env("claude") or "claude", toolchain=False)
+    preflight.check(judge=spec, claude_bin=env("claude") or "claude", toolchain=toolchain)
     return spec
 
 
@@ -240,10 +245,7 @@ def cmd_controls(args: argparse.Namespace) -> int:
     from gaia_eval.tasks.runner import TasksConfig
     from gaia_eval.tasks.suite import ControlsSuite
 
-    spec = _judge_spec(args, "to check the judge")
-    from gaia_eval.tasks import preflight
-
-    preflight.check()  # the planted attempts run pytest too
+    spec = _judge_spec(args, "to check the judge", toolchain=True)  # the plants run pytest
     work_root = args.work_root.resolve() if args.work_root else None
     cfg = TasksConfig(
         suite="controls",
