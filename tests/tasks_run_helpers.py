@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from gaia_eval.core import runloop
 from gaia_eval.core.results import Envelope, load_envelope
@@ -43,3 +47,12 @@ def card(env: Envelope) -> Scorecard:
     """The one repeat's scorecard view."""
     (only,) = scorecards(env)
     return only
+
+
+@contextmanager
+def private_lock(factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A lock folder of its own, for a module-scoped fixture that runs the suite: those set
+    up before the per-test lock isolation, and must not meet a real eval's lock."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GAIA_EVAL_LOCK_DIR", str(factory.mktemp("lock")))
+        yield

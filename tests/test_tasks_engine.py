@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tasks_run_helpers import card, envelope
+from tasks_run_helpers import card, envelope, private_lock
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.gate import compare
@@ -61,16 +61,8 @@ def _same_summary(a: Envelope, b: Envelope) -> None:
 def straight(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One uninterrupted run of the three tasks."""
     base = tmp_path_factory.mktemp("straight")
-    lock = tmp_path_factory.mktemp("lock")
-    old = os.environ.get("GAIA_EVAL_LOCK_DIR")
-    os.environ["GAIA_EVAL_LOCK_DIR"] = str(lock)
-    try:
+    with private_lock(tmp_path_factory):
         assert main(_argv(base / "run", base / "w")) == 0
-    finally:
-        if old is None:
-            os.environ.pop("GAIA_EVAL_LOCK_DIR", None)
-        else:
-            os.environ["GAIA_EVAL_LOCK_DIR"] = old
     return base / "run"
 
 

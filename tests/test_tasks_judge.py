@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tasks_fakes import FakeLLM, closed_port_url, serve
 from tasks_run_helpers import card as only_card
-from tasks_run_helpers import envelope, run
+from tasks_run_helpers import envelope, private_lock, run
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
@@ -121,7 +121,8 @@ def _replay_run(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _replay_run(tmp_path_factory.mktemp("judge"))
+    with private_lock(tmp_path_factory):
+        return _replay_run(tmp_path_factory.mktemp("judge"))
 
 
 def _fresh(finished: Path, tmp_path: Path) -> Path:
