@@ -3,16 +3,21 @@
 It measures at what cost, too (index throughput, memory, latency).
 
 Suite `pr` runs the committed `repo_docs` dataset with the real ONNX embedder, offline and
-deterministic, plus the six PR hard cases; `--gate BASELINE` compares it with a committed
-results.json (exit 1 on a regression, 3 when the runs are not comparable).
-`--compare BASELINE CURRENT` gates two existing results files without running anything.
+deterministic, plus the six PR hard cases; `--dataset FILE` / `--beir DIR` run your own
+labelled data instead (the hard cases only with `--hard-cases`). `--gate BASELINE`
+compares the run with a baseline (exit 1 on a regression, 3 when the runs are not
+comparable); `--compare BASELINE CURRENT` gates two existing results files without
+running anything. The suite runs on the engine: `--resume DIR`, `--shard I/N` and
+`gaia-eval merge` work as for every suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
+from gaia_eval.cli._runflags import add_run_flags, non_negative, run_suite
 from gaia_eval.core.errors import GateFailedError, InvalidInputError
 
 FULL_SUITE_REFUSAL = (
@@ -26,9 +31,10 @@ FULL_SUITE_REFUSAL = (
 
 EPILOG = (
     "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
-    "(nox -s retrieval_pr gates against it). Exit codes: 0 ok, 1 gate failed, 2 bad input "
-    "(a label that is not in its document names the question), 3 not comparable, "
-    "4 eval lock held."
+    "(`--gate builtin:retrieval/pr`; nox -s retrieval_pr gates against it). Exit codes: 0 ok, "
+    "1 gate failed or an item crashed, 2 bad input (a label that is not in its document "
+    "names the question), 3 not comparable or an outage (resume with --resume DIR), "
+    "4 eval lock held, 130 interrupted (everything finished is saved; --resume DIR)."
 )
 
 
@@ -46,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=[],
         metavar="FILE",
-        help="run this labelled dataset file instead of the suite's (repeatable)",
+        help="run this labelled dataset file instead of the suite's (repeatable); the run is "
+        "named after the dataset",
     )
     parser.add_argument(
         "--beir",
@@ -69,21 +76,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="your own retriever (gaia_eval.systems.rag.protocol.Retriever) instead of the "
         "reference system",
     )
-    parser.add_argument(
-        "--out", type=Path, metavar="DIR", help="results folder (default eval/results/...)"
+    cases = parser.add_mutually_exclusive_group()
+    cases.add_argument(
+        "--hard-cases",
+        dest="hard_cases",
+        action="store_true",
+        default=None,
+        help="run the PR hard cases on a --dataset / --beir run too (suite pr runs them)",
     )
-    parser.add_argument(
-        "--gate", type=Path, metavar="BASELINE", help="gate against this baseline results.json"
-    )
-    parser.add_argument(
-        "--tolerance",
-        type=float,
-        default=0.02,
-        help="allowed metric drop, widened to 1.5 questions on small sets (default 0.02)",
-    )
-    parser.add_argument("--no-hard-cases", action="store_true", help="skip the hard cases")
-    parser.add_argument(
-        "--keep-work", action="store_true", help="keep the temporary index caches and copies"
+    cases.add_argument(
+        "--no-hard-cases", dest="hard_cases", action="store_false", help="skip the hard cases"
     )
     parser.add_argument(
         "--compare",
@@ -92,45 +94,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar=("BASELINE", "CURRENT"),
         help="gate two existing results.json files and stop (no run)",
     )
+    add_run_flags(parser)
+    parser.add_argument(
+        "--keep-work",
+        dest="keep_temp",
+        action="store_true",
+        help="the same as --keep-temp: keep the index caches and document copies",
+    )
+    for action in parser._actions:  # the shared flag, with this suite's default named
+        if action.dest == "tolerance":
+            action.help = (
+                "allowed metric drop (default 0.02), widened to 1.5 questions on small sets: "
+                "max(tolerance, 1.5/n); finite, >= 0"
+            )
+            action.type = non_negative
 
 
-def _summary_lines(results: object) -> list[str]:
-    from gaia_eval.retrieval.models import RetrievalResults
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)[:80] or "run"
 
-    assert isinstance(results, RetrievalResults)
-    lines = []
-    for ds in results.datasets:
-        s = ds.summary
-        ix = ds.index
-        lines.append(
-            f"{ds.dataset}: {s.questions} questions | sdk R@5 {s.sdk.recall_at_5:.3f} "
-            f"MRR {s.sdk.mrr:.3f} | agent R@returned {s.agent.recall_at_returned:.3f} "
-            f"(mean {s.agent.mean_returned:.2f} returned)"
-            + (f" | {ix.chunks} chunks, {ix.chunks_per_s:.1f} chunks/s" if ix else "")
-        )
-    if results.hard_cases is not None:
-        counts: dict[str, int] = {}
-        for case in results.hard_cases:
-            counts[case.status] = counts.get(case.status, 0) + 1
-        lines.append(
-            "hard cases: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-        )
-    return lines
+
+def _compare(args: argparse.Namespace) -> int:
+    from gaia_eval.core import gate as gate_engine
+    from gaia_eval.core.report import section_markdown, verdict_section
+    from gaia_eval.core.results import load_envelope
+    from gaia_eval.core.suite import legacy_converters
+    from gaia_eval.retrieval.runner import SUITE, RagSuite
+
+    base_path, cur_path = args.compare
+    legacy = legacy_converters()
+    baseline = load_envelope(base_path, suite=SUITE, legacy=legacy)
+    current = load_envelope(cur_path, suite=SUITE, legacy=legacy)
+    verdict = gate_engine.compare(
+        RagSuite, baseline, current, tolerance=args.tolerance, label=str(base_path)
+    )
+    print(section_markdown(verdict_section(verdict, RagSuite.item_noun)))
+    if verdict.passed:
+        return 0
+    msg = f"gate failed against {base_path}: " + "; ".join(verdict.failures)
+    raise GateFailedError(msg)
 
 
 def run(args: argparse.Namespace) -> int:
-    from gaia_eval.retrieval import gate, report, runner
-
-    if args.tolerance < 0:
-        msg = f"--tolerance must be >= 0, got {args.tolerance}"
-        raise InvalidInputError(msg)
     if args.compare:
-        base_path, cur_path = args.compare
-        verdict = gate.compare(
-            runner.load_results(base_path), runner.load_results(cur_path), args.tolerance
-        )
-        print("\n".join(report.render_gate(verdict)))
-        return _verdict_exit(verdict, base_path)
+        return _compare(args)
     if args.suite == "full":
         raise InvalidInputError(FULL_SUITE_REFUSAL)
     if args.system and args.embedder:
@@ -139,54 +146,32 @@ def run(args: argparse.Namespace) -> int:
             "embedder (reported by its info()); drop one of the two flags"
         )
         raise InvalidInputError(msg)
+    if args.embedder is not None and not args.embedder.strip():
+        msg = "--embedder '': give an embedder spec (e.g. hash, onnx:all-MiniLM-L6-v2-int8)"
+        raise InvalidInputError(msg)
 
+    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.retrieval.dataset import builtin_dataset_path
+    from gaia_eval.retrieval.runner import DatasetSource, RagSuite
     from gaia_eval.retrieval.systems import DEFAULT_EMBEDDER, plugin_maker, reference_maker
 
-    sources = [runner.DatasetSource("file", p, str(p)) for p in args.dataset]
-    sources += [runner.DatasetSource("beir", p, f"beir:{p}") for p in args.beir]
-    if not sources:
-        from gaia_eval.retrieval.dataset import builtin_dataset_path
-
-        sources = [
-            runner.DatasetSource("builtin", builtin_dataset_path("repo_docs"), "builtin:repo_docs")
-        ]
+    sources = [DatasetSource("file", p, str(p)) for p in args.dataset]
+    sources += [DatasetSource("beir", p, f"beir:{p}") for p in args.beir]
+    custom = bool(sources)
+    if not custom:
+        path = builtin_dataset_path("repo_docs")
+        sources = [DatasetSource("builtin", path, "builtin:repo_docs")]
     embedder = args.embedder or ("" if args.system else DEFAULT_EMBEDDER)
     maker = plugin_maker(args.system) if args.system else reference_maker(embedder)
-    baseline = runner.load_results(args.gate) if args.gate else None
-    if baseline is not None:
-        # Refuse unlike runs before minutes of indexing; the full check runs at the end.
-        gate.refuse_unlike(
-            baseline,
-            suite=args.suite,
-            embedder=None if args.system else embedder,
-            vlm_enabled=None,
-        )
-    outcome = runner.run(
-        runner.RunOptions(
-            suite=args.suite,
-            sources=sources,
-            maker=maker,
-            embedder=embedder,
-            out_dir=args.out,
-            hard_cases=not args.no_hard_cases,
-            keep_work=args.keep_work,
-            baseline=baseline,
-            tolerance=args.tolerance,
-        )
+    suite = RagSuite(
+        tier=None if custom else args.suite,  # None: titled and foldered by its datasets
+        sources=sources,
+        maker=maker,
+        embedder=embedder,
+        # The PR hard cases belong to the pr suite; a run of your own data asks for them.
+        hard_cases=args.hard_cases if args.hard_cases is not None else not custom,
     )
-    print(f"results: {outcome.out_dir / 'results.json'}")
-    print("\n".join(_summary_lines(outcome.results)))
-    if outcome.verdict is None:
-        return 0
-    print("\n".join(report.render_gate(outcome.verdict)))
-    return _verdict_exit(outcome.verdict, args.gate)
-
-
-def _verdict_exit(verdict: object, baseline: Path) -> int:
-    from gaia_eval.retrieval.gate import GateVerdict
-
-    assert isinstance(verdict, GateVerdict)
-    if verdict.passed:
-        return 0
-    msg = f"gate failed against {baseline}: " + "; ".join(verdict.failures)
-    raise GateFailedError(msg)
+    if args.out is None and args.resume is None:
+        name = f"retrieval-rag-{_slug(suite.run_tier())}-{timestamp_slug()}"
+        args.out = Path("eval") / "results" / name
+    return run_suite(suite, args)

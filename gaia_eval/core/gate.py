@@ -19,6 +19,7 @@ A run compared with itself passes at tolerance 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -90,11 +91,19 @@ def check_baseline(baseline: Envelope, label: str) -> None:
         raise InvalidInputError(msg)
 
 
-def refuse_unlike(suite: type[Suite], baseline: Envelope, current: Envelope, label: str) -> None:
-    """NotComparableError naming the first field that differs."""
+def refuse_unlike(
+    suite: type[Suite],
+    baseline: Envelope,
+    current: Envelope,
+    label: str,
+    skip: Sequence[str] = (),
+) -> None:
+    """NotComparableError naming the first field that differs (`skip`: not known yet)."""
     before = suite.comparable_fields(baseline.header)
     after = suite.comparable_fields(current.header)
     for key in sorted(set(before) | set(after)):
+        if key in skip:
+            continue
         if before.get(key) != after.get(key):
             msg = (
                 f"not comparable with {label}: {key} is {before.get(key)!r} in the baseline "

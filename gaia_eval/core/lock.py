@@ -48,6 +48,20 @@ def _try_lock(fh: IO[bytes]) -> bool:
     return True
 
 
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if sys.platform == "win32":  # pragma: no cover - os.kill(pid, 0) would end the process
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
 def read_holder(directory: Path | None = None) -> dict[str, Any] | None:
     """The holder record of the current lock, if one is readable."""
     path = (directory or lock_dir()) / "holder.json"
@@ -70,10 +84,12 @@ def eval_lock(command: str, directory: Path | None = None) -> Iterator[None]:
     try:
         if not _try_lock(fh):
             holder = read_holder(folder)
+            # A kill -9 leaves the holder file of a dead run behind (the kernel released its
+            # lock): name a holder only while its process lives.
             who = (
                 f"pid {holder.get('pid')} running `{holder.get('command')}` "
                 f"since {holder.get('started')}"
-                if holder
+                if holder and _alive(holder.get("pid"))
                 else "another process"
             )
             msg = (

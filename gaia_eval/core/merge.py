@@ -79,7 +79,10 @@ def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], 
     header.infra_errors = sum(1 for r in items if r.status == "infra_error")
     header.item_errors = sum(1 for r in items if r.status == "error")
     header.commits = sorted({r.commit for r in items if r.commit})
-    env = Envelope(header=header, items=items, setup=dict(first.setup))
+    # Each shard sets up what its items need (one indexes dataset A, another B): the merged
+    # setup holds every run's facts, the first run's where two ran the same set-up.
+    setup = {k: v for _, e in reversed(runs) for k, v in e.setup.items()}
+    env = Envelope(header=header, items=items, setup=setup)
     env.summary = cls.summarise(env).model_dump(mode="json", by_alias=True)
     return cls, env
 

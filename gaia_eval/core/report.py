@@ -204,14 +204,18 @@ def _md_block(block: Block) -> list[str]:
     return [f"_{block.alt} (chart in report.html)_", ""]
 
 
+def section_markdown(sec: Section) -> str:
+    """One section as markdown (a `## title` and its blocks)."""
+    lines = [f"## {sec.title}", ""]
+    for block in sec.blocks:
+        lines += _md_block(block)
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def render_markdown(suite: type[Suite], env: Envelope) -> str:
     title, run_line, secs = sections(suite, env)
-    lines = [f"# {title}", "", run_line, ""]
-    for sec in secs:
-        lines += [f"## {sec.title}", ""]
-        for block in sec.blocks:
-            lines += _md_block(block)
-    return "\n".join(lines).rstrip() + "\n"
+    parts = [f"# {title}\n\n{run_line}\n"] + [section_markdown(sec) for sec in secs]
+    return "\n".join(parts).rstrip() + "\n"
 
 
 # ---- HTML -----------------------------------------------------------------------------------

@@ -222,9 +222,10 @@ def load_envelope(
     """Read a results.json (or a baseline) of `suite`.
 
     `legacy` maps a suite name to a function that turns one of its pre-envelope files into
-    an envelope document; it is tried when the file is not an envelope, so committed
-    baselines keep loading without ever being edited. A file of another kind is exit 2
-    naming the file and what it is.
+    an envelope document (None: not its file); it is tried when the file is not an
+    envelope, so committed baselines keep loading without ever being edited. A converter
+    that recognises its file but finds it broken raises InvalidInputError naming the
+    problem. A file of another kind is exit 2 naming the file and what it is.
     """
     path = Path(path)
     if path.is_dir():
@@ -242,6 +243,8 @@ def load_envelope(
                 continue
             try:
                 converted = convert(data)
+            except InvalidInputError:
+                raise  # the converter knows the file and names what is wrong with it
             except (KeyError, TypeError, ValueError):
                 converted = None
             if converted is not None:

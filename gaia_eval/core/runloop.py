@@ -288,13 +288,15 @@ class _Run:
             ),
         )
 
-    def refuse_unlike_previous(self, header: Header) -> None:
+    def refuse_unlike_previous(self, header: Header, skip: Sequence[str] = ()) -> None:
         """--resume runs under the recorded settings; a change of code or flags refuses."""
         if self.previous is None:
             return
         before = self.cls.comparable_fields(self.previous.header)
         after = self.cls.comparable_fields(header)
         for key in sorted(set(before) | set(after)):
+            if key in skip:
+                continue
             if before.get(key) != after.get(key):
                 msg = (
                     f"--resume {self.req.resume}: {key} is {before.get(key)!r} in the recorded "
@@ -386,16 +388,24 @@ def _plan(state: _Run, label: str) -> tuple[Header, list[Item]]:
         )
         raise InvalidInputError(msg)
     header = state.make_header(all_items, asked)
-    state.refuse_unlike_previous(header)
+    pending = suite.header_fields().pending  # known once setup built the system
+    state.refuse_unlike_previous(header, skip=pending)
     if state.baseline is not None:
-        gate_engine.refuse_unlike(cls, state.baseline, _probe(header), label)
+        gate_engine.refuse_unlike(cls, state.baseline, _probe(header), label, skip=pending)
     done: set[str] = set()
     if state.previous is not None:
         state.records = {r.id: r for r in state.previous.items if r.status != "infra_error"}
         state.setup = dict(state.previous.setup)
         done = set(state.records)
+        prev = state.previous.header
+        # The recorded specs were checked equal above, except those setup learns (a
+        # plug-in's embedder): take them from the recorded run until setup learns them again.
         header = header.model_copy(
-            update={"run": state.previous.header.run.model_copy(update={"argv": req.argv})}
+            update={
+                "run": prev.run.model_copy(update={"argv": req.argv}),
+                **{k: getattr(prev, k) for k in ("system", "embedder", "model", "judge")},
+                "settings": dict(prev.settings),
+            }
         )
     return header, [i for i in asked if i.id not in done]
 
@@ -423,7 +433,14 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
             raise
         current_run_dir["dir"] = out
         clean_stale_temp()
-        ctx = RunContext(out_dir=out)
+
+        def check_learned(updates: dict[str, object]) -> None:
+            probe = header.model_copy(update=updates)
+            state.refuse_unlike_previous(probe)
+            if state.baseline is not None:
+                gate_engine.refuse_unlike(cls, state.baseline, _probe(probe), label)
+
+        ctx = RunContext(out_dir=out, check_header=check_learned)
         temp = Path(tempfile.mkdtemp(prefix=f"gaia-eval-run-{os.getpid()}-"))
         ctx.setup["_temp"] = str(temp)
         stop: BaseException | None = None
@@ -431,8 +448,12 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
             if state.previous is None:
                 write_json(out / RESULTS, state.envelope(header))
             if todo:
-                suite.setup(ctx, todo)
-                state.setup.update({k: v for k, v in ctx.setup.items() if k != "_temp"})
+                try:
+                    suite.setup(ctx, todo)
+                finally:  # what setup measured before it failed is kept, too
+                    state.setup.update({k: v for k, v in ctx.setup.items() if k != "_temp"})
+                    if req.keep_temp:
+                        state.setup["_temp"] = str(temp)
                 todo = list(suite.ordered(todo, ctx))
                 if ctx.header_updates:
                     header = header.model_copy(update=ctx.header_updates)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tomllib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module, resources
@@ -61,6 +61,10 @@ class HeaderFields:
     model: str | None = None
     judge: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    pending: tuple[str, ...] = ()
+    """Comparable-field keys only known once setup built the system (a plug-in's embedder):
+    the baseline and --resume checks before setup skip them; `RunContext.learn_header` (or
+    the end of setup) checks them."""
 
 
 @dataclass
@@ -69,9 +73,19 @@ class RunContext:
 
     out_dir: Path
     setup: dict[str, Any] = field(default_factory=dict)
-    """Written into the envelope's `setup`; the summary reads it back."""
+    """Written into the envelope's `setup` (even when setup fails); the summary reads it."""
     header_updates: dict[str, Any] = field(default_factory=dict)
     """Header fields the suite learns while setting up (the built system's embedder)."""
+    check_header: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
+    """Set by the run loop: checks learned header fields against the baseline and the
+    resumed run (NotComparableError)."""
+
+    def learn_header(self, **updates: Any) -> None:
+        """Record header fields learned in setup and check them at once, so an unlike run
+        stops before the expensive rest of setup (indexing) instead of after it."""
+        self.header_updates.update(updates)
+        if self.check_header is not None:
+            self.check_header(dict(self.header_updates))
 
 
 class Suite(ABC):

@@ -1,17 +1,25 @@
-"""Result models of the RAG retrieval benchmark (`results.json`, schema 1).
+"""Result models of the RAG retrieval benchmark.
 
-The shape follows reference-behaviour §2.6: `meta`, `datasets[]` (index build stats,
-summary per pipeline, by-tag breakdown, every question's ranks) and `hard_cases[]`.
+A run's `results.json` is the suite engine's envelope (`core/results.py`) holding these
+models: one item per question (`QuestionResult`, id `<dataset>/<question id>`) and per
+hard case (`HardCase`, id `hard/<case>`), the set-up facts (`RagSetup`: datasets, index
+build statistics, the system's settings) and the summary (`RagSummary`: per dataset, per
+pipeline, by tag). `RagResults` is that envelope with these models filled in, for the
+published JSON Schema.
+
+`RetrievalResults` is the pre-engine file (schema 1: `meta`, `datasets[]`,
+`hard_cases[]`); `legacy.py` converts such files (the committed baseline) to envelopes.
 Metric keys keep their published spelling (`recall@5`), so the Python names differ
 (`recall_at_5`) and the JSON names are aliases; always dump with `by_alias=True`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.runmeta import Machine
 
 SCHEMA_VERSION = 1
@@ -280,12 +288,16 @@ class TagSummary(_Model):
 class QuestionResult(_Model):
     """One question's outcome in both pipelines."""
 
+    kind: Literal["question"] = "question"
+    """Marks a question item (the other kind is `hard_case`)."""
     id: str
     """Question id."""
     dataset: str
     """Dataset id."""
     doc: str
     """The document the question is about."""
+    question: str | None = None
+    """The question's text (None in files written before it was recorded)."""
     tags: list[str]
     """The dataset's tags for it."""
     language: str
@@ -332,13 +344,15 @@ class DatasetResult(_Model):
 class HardCase(_Model):
     """One hard case (reference-behaviour §2.8)."""
 
+    kind: Literal["hard_case"] = "hard_case"
+    """Marks a hard-case item."""
     id: str
     """Stable id, e.g. `corrupted_cache`."""
     title: str
     """One line for people."""
     status: HardCaseStatus
-    """pass, fail, measured (numbers, no threshold), skipped (with the reason) or error
-    (the case crashed; fails the gate)."""
+    """pass, fail, measured (numbers, no threshold) or skipped (with the reason); `error`
+    only in schema-1 files (a case that crashes is now an item error, which fails the run)."""
     finding: str
     """What happened, in one or two sentences."""
     details: dict[str, Any] = Field(default_factory=dict)
@@ -362,4 +376,95 @@ class RetrievalResults(_Model):
         return self.model_dump(mode="json", by_alias=True)
 
 
-RESULT_MODELS = (RetrievalResults,)
+# ---- the suite engine's envelope ------------------------------------------------------
+
+
+class RagItem(RootModel[Annotated[QuestionResult | HardCase, Field(discriminator="kind")]]):
+    """One item's result: a question or a hard case (told apart by `kind`)."""
+
+
+class DatasetSetup(_Model):
+    """A dataset of the run, as set-up knew it before any query."""
+
+    dataset: str
+    """Dataset id (the first part of its question items' ids)."""
+    description: str
+    """The dataset's description."""
+    source: str
+    """Where it came from: `builtin:<name>`, a dataset file or `beir:<folder>`."""
+    questions_digest: str
+    """sha256 over question ids, documents, questions and evidence; gates refuse a different
+    set."""
+    questions: int
+    """Questions in the dataset."""
+    documents: int
+    """Documents in the dataset."""
+
+
+class RagSetup(BaseModel):
+    """What set-up recorded: the datasets, the system, and one `index/<dataset>` key of index
+    build statistics per dataset indexed (one key each, so a resumed or sharded part that
+    indexes one dataset adds to the others instead of replacing them)."""
+
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
+    __pydantic_extra__: dict[str, IndexStats] = Field(init=False)
+
+    datasets: list[DatasetSetup] = Field(default_factory=list)
+    """Every dataset of the run, in run order."""
+    system: SystemSettings | None = None
+    """The system's reported settings (None when setup stopped before building it)."""
+
+    def index(self, dataset: str) -> IndexStats | None:
+        """The dataset's index statistics (None: not indexed, e.g. setup stopped first)."""
+        return (self.__pydantic_extra__ or {}).get(f"index/{dataset}")
+
+
+class DatasetSummary(_Model):
+    """One dataset's results: its index and the aggregates over its questions."""
+
+    dataset: str
+    """Dataset id."""
+    description: str
+    """The dataset's description."""
+    source: str
+    """Where it came from."""
+    questions_digest: str
+    """sha256 of the question set (see DatasetSetup)."""
+    questions_total: int
+    """Questions in the dataset (more than `summary.questions` when some did not run)."""
+    index: IndexStats | None
+    """Index build statistics (None when indexing did not finish)."""
+    summary: Summary
+    """Aggregates over the questions measured."""
+    by_tag: dict[str, TagSummary]
+    """Per tag, plus a synthetic `lang:<code>` tag per language."""
+
+
+class RagSummary(_Model):
+    """The suite's summary: per dataset, and the hard cases' outcomes."""
+
+    datasets: list[DatasetSummary] = Field(default_factory=list)
+    """Every dataset, in run order."""
+    hard_cases: dict[str, str] | None = None
+    """Hard case id -> status (`error`: it crashed); None when none were run."""
+
+
+class RagItemRecord(ItemRecord):
+    """An item record whose result is a RAG item."""
+
+    result: RagItem | None = None  # type: ignore[assignment]
+    """The question's or hard case's result."""
+
+
+class RagResults(Envelope):
+    """A RAG retrieval run's `results.json`: the engine's envelope with the RAG models."""
+
+    items: list[RagItemRecord] = Field(default_factory=list)  # type: ignore[assignment]
+    """One record per question and hard case run, in run order."""
+    setup: RagSetup = Field(default_factory=RagSetup)  # type: ignore[assignment]
+    """Datasets, system settings and `index/<dataset>` index statistics."""
+    summary: RagSummary = Field(default_factory=RagSummary)  # type: ignore[assignment]
+    """Per-dataset summaries and hard-case outcomes."""
+
+
+RESULT_MODELS = (RagResults, RetrievalResults)

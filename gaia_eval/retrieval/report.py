@@ -1,238 +1,335 @@
-"""`report.md` of a RAG retrieval run (pure: results in, markdown out).
+"""The RAG suite's report sections, on the one report writer (core/report.py; pure).
 
-Order matters: what makes the numbers untrustworthy (run errors, documents that failed
-to index, unlocated chunks) comes first, then the gate verdict, then the headline.
+The engine puts what makes the numbers untrustworthy first (run errors, unmeasured and
+crashed items), then the gate verdict, then the headline; these sections follow: how to
+read the tables, the documents and labels that did not work, each dataset, the hard cases.
 """
 
 from __future__ import annotations
 
-from gaia_eval.retrieval.gate import GateVerdict
-from gaia_eval.retrieval.models import DatasetResult, HardCase, RetrievalResults
+from typing import TYPE_CHECKING
+
+from gaia_eval.core import charts
+from gaia_eval.core.report import Block, Bullets, Chart, Para, Section, Table, fmt
+from gaia_eval.retrieval.gate import DEFAULT_TOLERANCE, WIDEN_ITEMS
+from gaia_eval.retrieval.hard_cases import PR_CASES, TITLES
+from gaia_eval.retrieval.models import (
+    DENSE_DEPTH,
+    DatasetSummary,
+    HardCase,
+    QuestionResult,
+    RagSetup,
+    RagSummary,
+)
+from gaia_eval.retrieval.summary import HARD_PREFIX, is_hard_case, questions, result_of
+
+if TYPE_CHECKING:
+    from gaia_eval.core.results import Envelope
+
+_CASE_ORDER = {fn.__name__: i for i, fn in enumerate(PR_CASES)}
 
 
-def _f(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _rank(rank: int | None) -> str:
-    return "miss" if rank is None else str(rank)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
+def headline(env: Envelope) -> list[tuple[str, str]]:
+    s = RagSummary.model_validate(env.summary)
+    out = []
+    for d in s.datasets:
+        q = d.summary
+        out.append(
+            (
+                f"{d.dataset}: sdk R@5 / MRR",
+                f"{q.sdk.recall_at_5:.3f} / {q.sdk.mrr:.3f} ({q.questions} questions)",
+            )
+        )
+        out.append(
+            (
+                f"{d.dataset}: agent R@returned",
+                f"{q.agent.recall_at_returned:.3f} ({q.agent.mean_returned:.2f} chunks returned)",
+            )
+        )
+    if s.hard_cases is not None:
+        counts: dict[str, int] = {}
+        for status in s.hard_cases.values():
+            counts[status] = counts.get(status, 0) + 1
+        out.append(("hard cases", ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))))
     return out
 
 
-def render(results: RetrievalResults, verdict: GateVerdict | None = None) -> str:
-    """The whole report."""
-    meta = results.meta
-    lines = [f"# RAG retrieval — suite `{meta.suite}`", ""]
-    lines += [
-        f"- system: {meta.system}" + (f" ({meta.rag_settings.name})" if meta.rag_settings else ""),
-        f"- embedder: `{meta.embedder}`; VLM: "
-        + (f"on ({meta.vlm.model})" if meta.vlm.enabled else "off")
-        + f"; dense depth {meta.dense_depth}; answers: {'on' if meta.answers else 'off'}",
-        f"- started {meta.started}, {_f(meta.duration_s, 1)} s wall, {_f(meta.cpu_s, 1)} s CPU; "
-        f"gaia-eval {meta.package_version}"
-        f", git {(meta.git_sha or 'none')[:12]}{' (dirty)' if meta.git_dirty else ''}",
-        f"- machine: {meta.machine.cpu}, {meta.machine.logical_cpus} CPUs, "
-        f"{meta.machine.ram_gb} GiB, {meta.machine.os}, {meta.machine.python}",
-        "",
+def sections(env: Envelope) -> list[Section]:
+    s = RagSummary.model_validate(env.summary)
+    setup = RagSetup.model_validate(env.setup)
+    by_ds = questions(env)
+    out = [_guide(s, setup), _problems(env, s)]
+    out += [_dataset(d, by_ds.get(d.dataset, [])) for d in s.datasets]
+    if s.hard_cases is not None:
+        out.append(_hard_cases(env))
+    return out
+
+
+def _guide(s: RagSummary, setup: RagSetup) -> Section:
+    system = setup.system
+    cap = f"at most {system.max_chunks}" if system and system.max_chunks else "the"
+    rules = "; ".join(
+        f"`{d.dataset}`: max({DEFAULT_TOLERANCE:g}, {WIDEN_ITEMS:g}/{d.summary.questions}) = "
+        f"{max(DEFAULT_TOLERANCE, WIDEN_ITEMS / d.summary.questions):.4f}"
+        for d in s.datasets
+        if d.summary.questions
+    )
+    lines = [
+        f"`sdk`: the plain pipeline, `search(question, {DENSE_DEPTH})` (dense embedding "
+        "search); R@k is the share of questions whose first chunk holding the evidence ranks "
+        "within the top k, MRR the mean of 1/that rank (a miss counts 0).",
+        f"`agent`: what an agent's tool call gets, `agent_search(question)`: {cap} chunks the "
+        "system picks (the reference mixes dense, keyword and expansion scores and cuts weak "
+        "hits); scored on the list it actually returns.",
+        "`R@returned`: the share of questions where any chunk the agent pipeline returned "
+        "holds the evidence, i.e. what the model gets to read at all.",
+        f"dense depth {DENSE_DEPTH}: the sdk search asks for {DENSE_DEPTH} chunks; evidence "
+        f"below rank {DENSE_DEPTH} is a miss, so R@{DENSE_DEPTH} is the sdk ceiling.",
+        "`sdk, document level` row: any chunk of an evidence document in the sdk top k, "
+        "right passage or not; it tells a wrong document from a wrong passage.",
+        "Gate: per dataset, sdk R@5, sdk MRR and agent R@returned may each drop by "
+        f"max(tolerance, {WIDEN_ITEMS:g}/n) for n questions, tolerance {DEFAULT_TOLERANCE:g} "
+        f"unless `--tolerance` says otherwise ({rules or 'no questions measured'}).",
     ]
-    lines += _failures(results)
-    if verdict is not None:
-        lines += render_gate(verdict)
-    for ds in results.datasets:
-        lines += _dataset(ds)
-    if results.hard_cases is not None:
-        lines += _hard_cases(results.hard_cases)
-    return "\n".join(lines).rstrip() + "\n"
+    if system is not None:
+        lines.append(
+            f"System `{system.name}`: chunks of {system.chunk_size}, overlap "
+            f"{system.chunk_overlap}; answers are not generated (retrieval only)."
+        )
+    return Section("How to read this", [Bullets(lines)])
 
 
-def _failures(results: RetrievalResults) -> list[str]:
-    lines = ["## Failures and infrastructure", ""]
-    found = False
-    if not results.meta.complete:
-        lines.append("- **The run did not complete**; the numbers below cover what finished.")
-        found = True
-    for err in results.meta.errors:
-        lines.append(f"- run error: {err}")
-        found = True
-    for ds in results.datasets:
-        if ds.index is None:
-            lines.append(f"- `{ds.dataset}`: indexing did not finish")
-            found = True
+def _problems(env: Envelope, s: RagSummary) -> Section:
+    lines: list[str] = []
+    head = env.header
+    if not head.complete:
+        asked = head.item_ids
+        done = {r.id for r in env.items if r.status != "infra_error"}
+        qs = [i for i in asked if not is_hard_case(i)]
+        hc = [i for i in asked if is_hard_case(i)]
+        state = "interrupted" if head.interrupted else "stopped"
+        lines.append(
+            f"**The run {state} after {sum(i in done for i in qs)} of {len(qs)} questions**"
+            + (f" and {sum(i in done for i in hc)} of {len(hc)} hard cases" if hc else "")
+            + "; the numbers below cover what finished."
+        )
+    for d in s.datasets:
+        ix = d.index
+        if ix is None:
+            lines.append(f"`{d.dataset}`: indexing did not finish")
             continue
-        for fd in ds.index.failed:
+        for fd in ix.failed:
             req = "required (holds evidence)" if fd.required else "not required"
             lines.append(
-                f"- `{ds.dataset}`: document `{fd.doc}` did not index ({fd.status}, {req}): "
+                f"`{d.dataset}`: document `{fd.doc}` did not index ({fd.status}, {req}): "
                 f"{fd.error or 'no reason given'}"
             )
-            found = True
-        for doc in ds.index.degraded:
-            lines.append(f"- `{ds.dataset}`: document `{doc}` indexed only in part (degraded)")
-            found = True
-        if ds.index.unlocated_chunks:
+        lines += [f"`{d.dataset}`: document `{doc}` indexed only in part" for doc in ix.degraded]
+        if ix.unlocated_chunks:
             lines.append(
-                f"- `{ds.dataset}`: {ds.index.unlocated_chunks} chunks could not be located "
-                "in their document's text"
+                f"`{d.dataset}`: {ix.unlocated_chunks} chunks could not be located in their "
+                "document's text"
             )
-            found = True
-        if ds.summary.evidence_not_indexed:
+        if d.summary.evidence_not_indexed:
             lines.append(
-                f"- `{ds.dataset}`: {ds.summary.evidence_not_indexed} questions scored as "
-                "misses because their evidence document did not index"
+                f"`{d.dataset}`: {d.summary.evidence_not_indexed} questions scored as misses "
+                "because their evidence document did not index"
             )
-            found = True
-    if results.hard_cases:
-        for case in results.hard_cases:
-            if case.status == "error":
-                lines.append(f"- hard case `{case.id}` crashed: {case.finding}")
-                found = True
-    if not found:
-        lines.append("None: every document indexed and every chunk was located.")
-    return [*lines, ""]
+    blocks: list[Block] = (
+        [Bullets(lines)]
+        if lines
+        else [Para("None: every document indexed and every chunk was located.")]
+    )
+    return Section("Documents and labels", blocks)
 
 
-def render_gate(verdict: GateVerdict) -> list[str]:
-    """The gate section: verdict, failures, metric checks, flipped questions."""
-    word = "PASS" if verdict.passed else "FAIL"
-    lines = [f"## Gate: {word} (tolerance {verdict.tolerance})", ""]
-    lines += [f"- FAIL: {f}" for f in verdict.failures]
-    if verdict.checks:
-        if lines[-1]:
-            lines.append("")
-        rows = [
-            [
-                c.dataset,
-                c.metric,
-                _f(c.baseline, 4),
-                _f(c.current, 4),
-                _f(c.allowed_drop, 4),
-                "ok" if c.passed else "**FAIL**",
-            ]
-            for c in verdict.checks
-        ]
-        lines += _table(["dataset", "metric", "baseline", "current", "allowed drop", ""], rows)
-    if verdict.flips:
-        lines += ["", "Questions whose sdk hit@5 flipped:", ""]
-        rows = [
-            [
-                f.dataset,
-                f.question,
-                _rank(f.baseline_rank),
-                _rank(f.current_rank),
-                "FAIL→PASS" if f.now_passes else "PASS→FAIL",
-            ]
-            for f in verdict.flips
-        ]
-        lines += _table(["dataset", "question", "baseline rank", "current rank", "flip"], rows)
-    if verdict.notes:
-        lines += ["", *[f"- {n}" for n in verdict.notes]]
-    return [*lines, ""]
-
-
-def _dataset(ds: DatasetResult) -> list[str]:
-    s = ds.summary
-    lines = [f"## Dataset `{ds.dataset}` ({s.questions} questions)", "", ds.description, ""]
+def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
+    s = d.summary
+    blocks: list[Block] = [Para(d.description)] if d.description else []
     header = ["pipeline", "R@1", "R@3", "R@5", "R@10", "R@20", "MRR", "R@returned"]
     header += ["mean returned", "p50 ms", "p95 ms"]
+    na = "–"
     rows = [
         [
-            "sdk (dense top-20)",
-            _f(s.sdk.recall_at_1),
-            _f(s.sdk.recall_at_3),
-            _f(s.sdk.recall_at_5),
-            _f(s.sdk.recall_at_10),
-            _f(s.sdk.recall_at_20),
-            _f(s.sdk.mrr),
-            "–",
-            "–",
-            _f(s.sdk_latency.p50_ms, 1),
-            _f(s.sdk_latency.p95_ms, 1),
+            f"sdk (dense top-{DENSE_DEPTH})",
+            fmt(s.sdk.recall_at_1),
+            fmt(s.sdk.recall_at_3),
+            fmt(s.sdk.recall_at_5),
+            fmt(s.sdk.recall_at_10),
+            fmt(s.sdk.recall_at_20),
+            fmt(s.sdk.mrr),
+            na,
+            na,
+            fmt(s.sdk_latency.p50_ms, 1),
+            fmt(s.sdk_latency.p95_ms, 1),
         ],
         [
             "sdk, document level",
-            _f(s.sdk_document.recall_at_1),
-            "–",
-            _f(s.sdk_document.recall_at_5),
-            "–",
-            "–",
-            "–",
-            "–",
-            "–",
-            "–",
-            "–",
+            fmt(s.sdk_document.recall_at_1),
+            na,
+            fmt(s.sdk_document.recall_at_5),
+            *[na] * 7,
         ],
         [
-            "agent (tool, ≤5 chunks)",
-            _f(s.agent.recall_at_1),
-            _f(s.agent.recall_at_3),
-            _f(s.agent.recall_at_5),
-            "–",
-            "–",
-            _f(s.agent.mrr),
-            _f(s.agent.recall_at_returned),
-            _f(s.agent.mean_returned, 2),
-            _f(s.agent_latency.p50_ms, 1),
-            _f(s.agent_latency.p95_ms, 1),
+            "agent (tool call)",
+            fmt(s.agent.recall_at_1),
+            fmt(s.agent.recall_at_3),
+            fmt(s.agent.recall_at_5),
+            na,
+            na,
+            fmt(s.agent.mrr),
+            fmt(s.agent.recall_at_returned),
+            fmt(s.agent.mean_returned, 2),
+            fmt(s.agent_latency.p50_ms, 1),
+            fmt(s.agent_latency.p95_ms, 1),
         ],
     ]
-    lines += _table(header, rows)
-    if ds.by_tag:
-        lines += ["", "### By tag", ""]
-        rows = [
-            [tag, str(t.questions), _f(t.sdk_recall_at_5), _f(t.agent_recall_at_returned)]
-            for tag, t in ds.by_tag.items()
-        ]
-        lines += _table(["tag", "questions", "sdk R@5", "agent R@returned"], rows)
-    missed = [q for q in ds.questions if q.sdk_rank is None and q.agent_rank is None]
+    blocks.append(Table(header, rows))
+    blocks.append(
+        Chart(
+            charts.lines(
+                {
+                    "sdk": [
+                        (1, s.sdk.recall_at_1),
+                        (3, s.sdk.recall_at_3),
+                        (5, s.sdk.recall_at_5),
+                        (10, s.sdk.recall_at_10),
+                        (20, s.sdk.recall_at_20),
+                    ],
+                    "agent": [
+                        (1, s.agent.recall_at_1),
+                        (2, s.agent.recall_at_2),
+                        (3, s.agent.recall_at_3),
+                        (4, s.agent.recall_at_4),
+                        (5, s.agent.recall_at_5),
+                    ],
+                },
+                x_label="k (rank cut-off)",
+                y_label="recall@k",
+            ),
+            f"recall@k of both pipelines on {d.dataset}",
+        )
+    )
+    blocks += _by_tag(d)
+    missed = [q for q in qs if q.sdk_rank is None and q.agent_rank is None]
     if missed:
-        lines += ["", "### Missed by both pipelines", ""]
-        lines += [
-            f"- `{q.id}` (`{q.doc}`)"
-            + (" — evidence not indexed" if q.evidence_not_indexed else "")
-            for q in missed
-        ]
-    if ds.index is not None:
-        ix = ds.index
-        lines += ["", "### Index", ""]
-        rows = [
-            ["documents indexed", f"{ix.indexed} / {ix.documents}"],
-            ["chunks", str(ix.chunks)],
-            ["embedder load", f"{ix.embedder_load_s:.2f} s"],
-            ["index time", f"{ix.index_s:.2f} s"],
-            ["throughput", f"{ix.chunks_per_s:.1f} chunks/s, {ix.docs_per_s:.2f} docs/s"],
-            [
-                "resident memory",
-                f"{ix.rss_start_mb:.0f} → peak {ix.rss_peak_mb:.0f} → {ix.rss_end_mb:.0f} MiB",
-            ],
-            ["vectors", "–" if ix.vectors_mb is None else f"{ix.vectors_mb:.2f} MiB"],
-            ["chunk text", f"{ix.chunk_text_mb:.2f} MiB"],
-            [
-                "cache on disk",
-                "–" if ix.cache_on_disk_mb is None else f"{ix.cache_on_disk_mb:.2f} MiB",
-            ],
-            ["unlocated chunks", str(ix.unlocated_chunks)],
-        ]
-        lines += _table(["", ""], rows)
-        slow = sorted(ix.per_document, key=lambda d: (-d.seconds, d.doc))[:5]
-        if slow:
-            lines += ["", "Slowest documents:", ""]
-            rows = [
-                [d.doc, d.status, str(d.chunks), str(d.pages), f"{d.seconds:.2f}", str(d.bytes)]
-                for d in slow
-            ]
-            lines += _table(["document", "status", "chunks", "pages", "seconds", "bytes"], rows)
-    return [*lines, ""]
+        blocks.append(Para(f"**Missed by both pipelines** ({len(missed)}):"))
+        blocks.append(
+            Bullets(
+                [
+                    f"`{q.id}` (`{q.doc}`): {q.question or '(question text not recorded)'}"
+                    + (" — evidence not indexed" if q.evidence_not_indexed else "")
+                    for q in missed
+                ]
+            )
+        )
+    if d.index is not None:
+        blocks += _index(d)
+    if qs:
+        blocks.append(
+            Chart(
+                charts.histogram([q.sdk_latency_s * 1000 for q in qs], unit=" ms"),
+                f"sdk search latency per question on {d.dataset}",
+            )
+        )
+    measured = f"{s.questions} questions" + (
+        f" of {d.questions_total}" if s.questions != d.questions_total else ""
+    )
+    return Section(f"Dataset `{d.dataset}` ({measured})", blocks)
 
 
-def _hard_cases(cases: list[HardCase]) -> list[str]:
-    lines = ["## Hard cases", ""]
-    if not cases:
-        return [*lines, "None run.", ""]
-    rows = [[c.id, c.status, c.title, c.finding.replace("|", "\\|")] for c in cases]
-    lines += _table(["case", "status", "what", "finding"], rows)
-    return [*lines, ""]
+def _by_tag(d: DatasetSummary) -> list[Block]:
+    """Only the tags that differ from the dataset's total by more than one question's
+    worth (1/n of the tag) in either metric; the rest are named in one line."""
+    total = d.summary
+    r5, ret = total.sdk.recall_at_5, total.agent.recall_at_returned
+    shown, hidden = [], []
+    for tag, t in d.by_tag.items():
+        one = 1 / t.questions if t.questions else 1.0
+        if abs(t.sdk_recall_at_5 - r5) > one + 1e-9 or abs(t.agent_recall_at_returned - ret) > (
+            one + 1e-9
+        ):
+            shown.append(
+                [tag, str(t.questions), fmt(t.sdk_recall_at_5), fmt(t.agent_recall_at_returned)]
+            )
+        else:
+            hidden.append(tag)
+    if not d.by_tag:
+        return []
+    blocks: list[Block] = []
+    if shown:
+        blocks.append(
+            Table(
+                ["tag", "questions", "sdk R@5", "agent R@returned"],
+                [["(all)", str(total.questions), fmt(r5), fmt(ret)], *shown],
+                caption="By tag: the tags that differ from the total by more than one question",
+            )
+        )
+    if hidden:
+        blocks.append(
+            Para(
+                f"{len(hidden)} other tags are within one question of the total: "
+                + ", ".join(f"`{t}`" for t in hidden)
+                + "."
+            )
+        )
+    return blocks
+
+
+def _index(d: DatasetSummary) -> list[Block]:
+    ix = d.index
+    assert ix is not None
+    rows = [
+        ["documents indexed", f"{ix.indexed} / {ix.documents}"],
+        ["chunks", str(ix.chunks)],
+        ["embedder load", f"{ix.embedder_load_s:.2f} s"],
+        ["index time", f"{ix.index_s:.2f} s"],
+        ["throughput", f"{ix.chunks_per_s:.1f} chunks/s, {ix.docs_per_s:.2f} docs/s"],
+        [
+            "resident memory",
+            f"{ix.rss_start_mb:.0f} → peak {ix.rss_peak_mb:.0f} → {ix.rss_end_mb:.0f} MiB",
+        ],
+        ["vectors", "–" if ix.vectors_mb is None else f"{ix.vectors_mb:.2f} MiB"],
+        ["chunk text", f"{ix.chunk_text_mb:.2f} MiB"],
+        ["cache on disk", "–" if ix.cache_on_disk_mb is None else f"{ix.cache_on_disk_mb:.2f} MiB"],
+        ["unlocated chunks", str(ix.unlocated_chunks)],
+    ]
+    blocks: list[Block] = [Table(["index", "value"], rows, caption="Index")]
+    slow = sorted(ix.per_document, key=lambda x: (-x.seconds, x.doc))[:5]
+    if slow:
+        blocks.append(
+            Table(
+                ["document", "status", "chunks", "pages", "seconds", "bytes"],
+                [
+                    [x.doc, x.status, str(x.chunks), str(x.pages), f"{x.seconds:.2f}", str(x.bytes)]
+                    for x in slow
+                ],
+                caption="Slowest documents",
+            )
+        )
+    return blocks
+
+
+def _hard_cases(env: Envelope) -> Section:
+    rows: list[tuple[str, str, str, str]] = []
+    for rec in env.items:
+        if not is_hard_case(rec.id):
+            continue
+        cid = rec.id.removeprefix(HARD_PREFIX)
+        res = result_of(rec)
+        if isinstance(res, HardCase):
+            rows.append((cid, res.status, res.title, res.finding))
+        elif rec.status == "error":
+            rows.append((cid, "**crashed**", TITLES.get(cid, cid), rec.error or ""))
+        else:
+            rows.append((cid, "unmeasured", TITLES.get(cid, cid), rec.error or ""))
+    if not rows:
+        return Section("Hard cases", [Para("None run yet.")])
+    rows.sort(key=lambda r: (_CASE_ORDER.get(r[0], len(_CASE_ORDER)), r[0]))
+    return Section(
+        "Hard cases",
+        [Table(["case", "status", "what", "finding"], [list(r) for r in rows])],
+    )
+
+
+__all__ = ["headline", "sections"]

@@ -1,44 +1,34 @@
-"""Run the RAG retrieval benchmark (the only module of the suite that does I/O).
+"""The RAG retrieval suite on the suite engine: set-up indexes, each item queries.
 
-load datasets -> build the system -> index every document (per-document stats, RSS
+setup: per dataset, build the system -> index every document (per-document stats, RSS
 sampled in a thread) -> locate every chunk in its document's text (abort above 1%
 unlocated) -> resolve the evidence labels (a wrong label stops the run, naming the
-question) -> per question: `sdk` search at depth 20 and `agent` search, first-hit ranks
-and latencies -> aggregate -> hard cases -> `results.json` + `report.md`.
+question). run_item: a question -> `sdk` search at depth 20 and `agent` search, first-hit
+ranks and latencies; a hard case -> the case against fresh system instances.
 
-Results are written in a `finally`, so a run that crashes partway leaves every finished
-question on disk with `meta.complete = false` and the error in `meta.errors`.
+The engine (core/runloop.py) owns the rest: the lock, signals, saving after every item,
+--resume, --shard, the gate and the report files. The summary is in summary.py, the gate
+rules in gate.py, the report sections in report.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import signal
-import tempfile
-import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel
 
-from gaia_eval.core.errors import (
-    InfrastructureError,
-    InvalidInputError,
-    NotComparableError,
-)
-from gaia_eval.core.lock import eval_lock
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.core.progress import track
-from gaia_eval.core.results_io import read_json, write_json, write_text
-from gaia_eval.core.runmeta import RunClock, timestamp_slug
-from gaia_eval.retrieval import gate, report, scoring
-from gaia_eval.retrieval.dataset import Dataset, load_beir, load_dataset
+from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.retrieval import hard_cases
+from gaia_eval.retrieval.dataset import Dataset, Question, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import (
     DocumentText,
     EvidenceLabel,
@@ -51,22 +41,29 @@ from gaia_eval.retrieval.evidence import (
 )
 from gaia_eval.retrieval.models import (
     DENSE_DEPTH,
-    SCHEMA_VERSION,
-    DatasetResult,
+    DatasetSetup,
     DocumentStats,
     FailedDocument,
+    HardCase,
     IndexStats,
     QuestionResult,
-    RetrievalMeta,
-    RetrievalResults,
+    RagItem,
     SystemSettings,
-    VlmSetting,
 )
 from gaia_eval.retrieval.rss import RssSampler
+from gaia_eval.retrieval.summary import HARD_PREFIX
 from gaia_eval.retrieval.systems import SystemMaker
 from gaia_eval.systems.rag.protocol import Retriever, SearchHit
 
+if TYPE_CHECKING:
+    from gaia_eval.core.gate import GateRules
+    from gaia_eval.core.report import Section
+    from gaia_eval.core.results import Envelope, Header
+
+SUITE = "retrieval-rag"
 INDEXED_STATUSES = frozenset({"indexed", "cached", "degraded"})
+# Comparable fields a --system retriever reports only once built.
+PLUGIN_PENDING = ("embedder", "model", "VLM on")
 _MB = 2**20
 
 
@@ -84,72 +81,15 @@ class DatasetSource:
 
 
 @dataclass
-class RunOptions:
-    """Everything a run needs; the CLI builds it from flags."""
-
-    suite: str
-    sources: list[DatasetSource]
-    maker: SystemMaker
-    embedder: str
-    """The requested embedder spec (the system's own report replaces it once built)."""
-    out_dir: Path | None = None
-    hard_cases: bool = True
-    keep_work: bool = False
-    baseline: RetrievalResults | None = None
-    tolerance: float = gate.DEFAULT_TOLERANCE
-    command: str = "gaia-eval retrieval --component rag"
-
-
-@dataclass
-class RunOutcome:
-    """What a finished run produced."""
-
-    results: RetrievalResults
-    out_dir: Path
-    verdict: gate.GateVerdict | None = None
-
-
-@dataclass
 class _Indexed:
-    """One dataset's index as the scorer needs it."""
+    """One dataset's index as the queries need it."""
 
     system: Retriever
     paths: dict[str, Path]
     doc_of_path: dict[str, str]
     texts: dict[str, DocumentText] = field(default_factory=dict)
     located: dict[str, LocatedChunks] = field(default_factory=dict)
-
-
-def default_out_dir(suite: str) -> Path:
-    return Path("eval") / "results" / f"retrieval-{suite}-{timestamp_slug()}"
-
-
-def load_results(path: Path) -> RetrievalResults:
-    """Read a RAG retrieval `results.json` (a baseline), with messages naming the problem."""
-    data = read_json(path)
-    meta = data.get("meta") if isinstance(data, dict) else None
-    component = meta.get("component") if isinstance(meta, dict) else None
-    if not isinstance(data, dict) or component != "rag":
-        msg = (
-            f"{path}: not a RAG retrieval results file (meta.component is {component!r}, "
-            "expected 'rag'); pass a results.json written by "
-            "`gaia-eval retrieval --component rag`"
-        )
-        raise InvalidInputError(msg)
-    version = data.get("schema")
-    if version != SCHEMA_VERSION:
-        msg = (
-            f"{path}: field 'schema' is {version!r}; this gaia-eval reads RAG retrieval results "
-            f"of schema {SCHEMA_VERSION}; regenerate the file with this version"
-        )
-        raise InvalidInputError(msg)
-    try:
-        return RetrievalResults.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        msg = f"{path}: field '{where}': {first['msg']} ({err.error_count()} problem(s) in all)"
-        raise InvalidInputError(msg) from err
+    resolved: dict[str, list[ResolvedEvidence] | None] = field(default_factory=dict)
 
 
 def questions_digest(ds: Dataset) -> str:
@@ -162,168 +102,267 @@ def questions_digest(ds: Dataset) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-class Terminated(SystemExit):
-    """SIGTERM arrived (a CI timeout, `kill`): unwind so the partial results get written."""
+def _definition(ds: Dataset, q: Question) -> list[Any]:
+    return [ds.id, q.doc, q.question, [[e.doc, e.quote, e.page, e.near] for e in q.evidence]]
 
 
-@contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    # Python's default SIGTERM action kills the process without running `finally`
-    # blocks; raising instead lets the run write what it finished. Signal handlers can
-    # only be installed from the main thread.
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+class RagSuite(Suite):
+    """Document retrieval: is the labelled evidence found, by which pipeline, at what cost."""
 
-    def handler(signum: int, frame: object) -> None:
-        raise Terminated(128 + signum)
+    name: ClassVar[str] = SUITE
+    title: ClassVar[str] = "RAG retrieval"
+    item_model: ClassVar[type[BaseModel]] = RagItem
+    item_noun: ClassVar[str] = "item"
 
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    def __init__(
+        self,
+        *,
+        tier: str | None,
+        sources: Sequence[DatasetSource],
+        maker: SystemMaker,
+        embedder: str,
+        hard_cases: bool,
+    ) -> None:
+        self.tier = tier
+        self.sources = list(sources)
+        self.maker = maker
+        self.embedder = embedder
+        self.hard_cases = hard_cases
+        self._loaded: list[Dataset] | None = None
+        self._indexed: dict[str, _Indexed] = {}
+        self._work: Path | None = None
 
+    # ---- definition ----------------------------------------------------------------------
 
-def run(options: RunOptions) -> RunOutcome:
-    """Run the benchmark under the machine-wide eval lock; write results even on a crash
-    or a SIGTERM."""
-    with eval_lock(options.command), _sigterm_unwinds():
-        return _run_locked(options)
+    def datasets(self) -> list[Dataset]:
+        """Every dataset, loaded and validated once (bad input stops before any indexing)."""
+        if self._loaded is None:
+            loaded = [src.load() for src in self.sources]
+            seen: dict[str, Path] = {}
+            for ds in loaded:
+                if ds.id in seen:
+                    msg = (
+                        f"{ds.source}: dataset id {ds.id!r} is also the id of {seen[ds.id]}; "
+                        "give each dataset of one run its own id"
+                    )
+                    raise InvalidInputError(msg)
+                seen[ds.id] = ds.source
+                for what, n in (("questions", len(ds.questions)), ("documents", len(ds.documents))):
+                    if n == 0:
+                        msg = (
+                            f"{ds.source}: dataset {ds.id!r} has no {what}; nothing would be "
+                            f"measured (add {what} or drop the dataset)"
+                        )
+                        raise InvalidInputError(msg)
+            self._loaded = loaded
+        return self._loaded
 
+    def run_tier(self) -> str:
+        """The suite's tier (`pr`), or for a run of your own data its dataset ids."""
+        return self.tier or "+".join(ds.id for ds in self.datasets())
 
-def _run_locked(options: RunOptions) -> RunOutcome:
-    clock = RunClock()
-    out = options.out_dir or default_out_dir(options.suite)
-    results = RetrievalResults(
-        meta=RetrievalMeta(
-            suite=options.suite,
-            package_version=clock.meta.package_version,
-            started=clock.meta.started,
-            git_sha=clock.meta.git_sha,
-            git_dirty=clock.meta.git_dirty,
-            machine=clock.meta.machine,
-            system=options.maker.label,
-            embedder=options.embedder,
-            vlm=VlmSetting(enabled=False),
+    def _settings(self, vlm: bool | None) -> dict[str, Any]:
+        return {
+            "dense_depth": DENSE_DEPTH,
+            "vlm": vlm,
+            "questions_digest": {ds.id: questions_digest(ds) for ds in self.datasets()},
+        }
+
+    def header_fields(self) -> HeaderFields:
+        reference = self.maker.reference
+        return HeaderFields(
+            tier=self.run_tier(),
+            system=self.maker.label,
+            embedder=self.embedder if reference else None,
+            settings=self._settings(False if reference else None),
+            pending=() if reference else PLUGIN_PENDING,
         )
-    )
-    cpu0 = time.process_time()
-    work = Path(tempfile.mkdtemp(prefix="gaia-eval-rag-"))
-    verdict: gate.GateVerdict | None = None
-    refusal: NotComparableError | None = None
-    try:
-        _execute(options, results, work)
-        results.meta.complete = True
-    except BaseException as err:
-        results.meta.errors.append(describe(err))
-        raise
-    finally:
-        results.meta.duration_s = clock.elapsed()
-        results.meta.cpu_s = round(time.process_time() - cpu0, 3)
-        if options.keep_work:
-            results.meta.work_dir = str(work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-        if options.baseline is not None and results.meta.complete:
-            try:
-                verdict = gate.compare(options.baseline, results, options.tolerance)
-            except NotComparableError as err:
-                refusal = err
-        write_json(out / "results.json", results.to_json_dict())
-        write_text(out / "report.md", report.render(results, verdict))
-    if refusal is not None:
-        raise refusal
-    return RunOutcome(results, out, verdict)
 
+    def items(self) -> list[Item]:
+        out = [
+            Item(f"{ds.id}/{q.id}", definition=_definition(ds, q), payload=(i, q))
+            for i, ds in enumerate(self.datasets())
+            for q in ds.questions
+        ]
+        if self.hard_cases:
+            out += [
+                Item(
+                    f"{HARD_PREFIX}{fn.__name__}", definition=["hard_case", fn.__name__], payload=fn
+                )
+                for fn in hard_cases.PR_CASES
+            ]
+        return out
 
-def describe(err: BaseException) -> str:
-    if isinstance(err, Terminated):
-        return "Terminated: the run received SIGTERM"
-    text = str(err) or repr(err)
-    return f"{type(err).__name__}: {text}"[:2000]
+    # ---- set-up: index, locate, resolve --------------------------------------------------
 
+    def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
+        self._work = Path(ctx.setup["_temp"])
+        loaded = self.datasets()
+        ctx.setup["datasets"] = [
+            DatasetSetup(
+                dataset=ds.id,
+                description=ds.description,
+                source=src.label,
+                questions_digest=questions_digest(ds),
+                questions=len(ds.questions),
+                documents=len(ds.documents),
+            ).model_dump(mode="json")
+            for src, ds in zip(self.sources, loaded, strict=True)
+        ]
+        # Index what the items to run need: their datasets, and the first for hard cases.
+        wanted = {i.payload[0] for i in items if isinstance(i.payload, tuple)}
+        if any(callable(i.payload) for i in items):
+            wanted.add(0)
+        for n in sorted(wanted):
+            self._indexed[loaded[n].id] = self._set_up(ctx, loaded[n], self._work / f"dataset-{n}")
 
-def _execute(options: RunOptions, results: RetrievalResults, work: Path) -> None:
-    # Load and validate every dataset first: bad input stops the run before any indexing.
-    loaded = [(src, src.load()) for src in options.sources]
-    first: _Indexed | None = None
-    for i, (src, ds) in enumerate(loaded):
-        indexed = _run_dataset(options, results, src, ds, work / f"dataset-{i}")
-        first = first or indexed
-    if options.hard_cases and first is not None:
-        from gaia_eval.retrieval import hard_cases
-
-        results.hard_cases = []
-        ctx = hard_cases.Context(
-            dataset=loaded[0][1],
-            paths=first.paths,
-            texts=first.texts,
-            maker=options.maker,
-            work=work / "hard-cases",
-        )
-        for case in track(hard_cases.run_all(ctx), "hard cases", total=len(hard_cases.PR_CASES)):
-            results.hard_cases.append(case)
-
-
-def _run_dataset(
-    options: RunOptions, results: RetrievalResults, src: DatasetSource, ds: Dataset, work: Path
-) -> _Indexed:
-    entry = DatasetResult(
-        dataset=ds.id,
-        description=ds.description,
-        source=src.label,
-        questions_digest=questions_digest(ds),
-        index=None,
-        summary=scoring.summarize([]),
-        by_tag={},
-        questions=[],
-    )
-    results.datasets.append(entry)
-    try:
+    def _set_up(self, ctx: RunContext, ds: Dataset, work: Path) -> _Indexed:
         t0 = time.perf_counter()
-        system = options.maker.make(work / "cache")
+        system = self.maker.make(work / "cache")
         load_s = time.perf_counter() - t0
-        _record_system(options, results, system)
         paths = {d.id: Path(d.path) for d in ds.documents}
         doc_of_path: dict[str, str] = {}
         for doc, path in paths.items():
             doc_of_path[str(path)] = doc
             doc_of_path.setdefault(str(path.resolve()), doc)
         idx = _Indexed(system, paths, doc_of_path)
-        entry.index = _index(ds, idx, load_s, work / "cache" if options.maker.reference else None)
-        _score(ds, idx, entry)
-        return idx
-    finally:
-        entry.summary = scoring.summarize(entry.questions)
-        entry.by_tag = scoring.by_tag(entry.questions)
-
-
-def _record_system(options: RunOptions, results: RetrievalResults, system: Retriever) -> None:
-    info = system.info()
-    meta = results.meta
-    meta.embedder = info.embedder
-    meta.vlm = VlmSetting(enabled=info.vlm is not None, model=info.vlm)
-    meta.rag_settings = SystemSettings(
-        name=info.name,
-        chunk_size=info.chunk_size,
-        chunk_overlap=info.chunk_overlap,
-        max_chunks=info.max_chunks,
-        extra=dict(info.extra),
-    )
-    if options.baseline is not None:
-        # Refuse as soon as the setup is known, not after minutes of indexing.
-        gate.refuse_unlike(
-            options.baseline,
-            suite=options.suite,
+        self._indexed[ds.id] = idx  # closed by teardown, even if the rest fails
+        info = system.info()
+        ctx.setup["system"] = SystemSettings(
+            name=info.name,
+            chunk_size=info.chunk_size,
+            chunk_overlap=info.chunk_overlap,
+            max_chunks=info.max_chunks,
+            extra=dict(info.extra),
+        ).model_dump(mode="json")
+        # Refuse an unlike run (embedder, VLM) now, not after minutes of indexing.
+        ctx.learn_header(
             embedder=info.embedder,
-            vlm_enabled=info.vlm is not None,
+            model=info.vlm,
+            settings=self._settings(info.vlm is not None),
         )
+        cache = work / "cache" if self.maker.reference else None
+        stats = _index(ds, idx, load_s, cache)
+        ctx.setup[f"index/{ds.id}"] = stats.model_dump(mode="json")
+        # Abort when the chunker no longer matches the text: every score would be wrong.
+        check_unlocated(stats.chunks, stats.unlocated_chunks)
+        idx.resolved = _resolve(ds, idx)
+        return idx
+
+    def teardown(self) -> None:
+        for idx in self._indexed.values():
+            idx.system.close()
+        self._indexed.clear()
+
+    # ---- one item ------------------------------------------------------------------------
+
+    def run_item(self, item: Item, ctx: RunContext) -> BaseModel:
+        if callable(item.payload):
+            return self._hard_case(item.payload)
+        n, q = item.payload
+        ds = self.datasets()[n]
+        idx = self._indexed[ds.id]
+        t0 = time.perf_counter()
+        sdk_hits = idx.system.search(q.question, DENSE_DEPTH)[:DENSE_DEPTH]
+        sdk_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        agent_hits = idx.system.agent_search(q.question)
+        agent_s = time.perf_counter() - t0
+        evidence = idx.resolved[q.id]
+        ev_docs = {ev.doc for ev in q.evidence}
+        return QuestionResult(
+            id=q.id,
+            dataset=ds.id,
+            doc=q.doc,
+            question=q.question,
+            tags=list(q.tags),
+            language=q.language,
+            answer_type=q.answer_type,
+            sdk_rank=_first_hit(idx, sdk_hits, evidence),
+            sdk_doc_rank=None
+            if evidence is None
+            else _first(idx.doc_of_path.get(h.path) in ev_docs for h in sdk_hits),
+            agent_rank=_first_hit(idx, agent_hits, evidence),
+            agent_returned=len(agent_hits),
+            sdk_latency_s=round(sdk_s, 6),
+            agent_latency_s=round(agent_s, 6),
+            evidence_not_indexed=evidence is None,
+        )
+
+    def _hard_case(self, fn: Callable[[hard_cases.Context], HardCase]) -> HardCase:
+        assert self._work is not None
+        first = self.datasets()[0]
+        idx = self._indexed[first.id]
+        hc = hard_cases.Context(
+            dataset=first,
+            paths=idx.paths,
+            texts=idx.texts,
+            maker=self.maker,
+            work=self._work / "hard-cases",
+        )
+        return hard_cases.run_case(fn, hc)
+
+    # ---- reading results: summary.py, gate.py, report.py ---------------------------------
+
+    @classmethod
+    def summarise(cls, env: Envelope) -> BaseModel:
+        from gaia_eval.retrieval.summary import summarise
+
+        return summarise(env)
+
+    @classmethod
+    def comparable_fields(cls, header: Header) -> dict[str, Any]:
+        from gaia_eval.retrieval.gate import comparable_fields
+
+        return comparable_fields(header)
+
+    @classmethod
+    def gate_rules(cls) -> GateRules:
+        from gaia_eval.retrieval.gate import rules
+
+        return rules()
+
+    @classmethod
+    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
+        from gaia_eval.retrieval.gate import metrics
+
+        return metrics(env)
+
+    @classmethod
+    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
+        from gaia_eval.retrieval.gate import checks
+
+        return checks(env)
+
+    @classmethod
+    def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
+        from gaia_eval.retrieval.gate import extra
+
+        return extra(baseline, current)
+
+    @classmethod
+    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
+        from gaia_eval.retrieval.report import headline
+
+        return headline(env)
+
+    @classmethod
+    def report_sections(cls, env: Envelope) -> list[Section]:
+        from gaia_eval.retrieval.report import sections
+
+        return sections(env)
+
+
+# ---- indexing ----------------------------------------------------------------------------
 
 
 def _folder_mb(folder: Path) -> float:
     total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     return round(total / _MB, 3)
+
+
+def _describe(err: BaseException) -> str:
+    return f"{type(err).__name__}: {str(err) or repr(err)}"[:300]
 
 
 def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> IndexStats:
@@ -342,7 +381,7 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
                 raise  # an outage is never a document failure
             except Exception as err:  # the system under test crashed on this document
                 seconds = time.perf_counter() - t0
-                error: str | None = describe(err)[:300]
+                error: str | None = _describe(err)
                 per_doc.append(
                     DocumentStats(
                         doc=ref.id,
@@ -387,9 +426,7 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
             elif res.status == "degraded":
                 degraded.append(ref.id)
 
-    total_chunks = 0
-    unlocated = 0
-    text_bytes = 0
+    total_chunks = unlocated = text_bytes = 0
     failed_ids = {f.doc for f in failed}
     for ref in track(ds.documents, f"locating chunks of {ds.id}"):
         if ref.id in failed_ids:
@@ -406,7 +443,7 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
 
     dim = _embedding_dim(idx.system)
     indexed = len(ds.documents) - len(failed)
-    stats = IndexStats(
+    return IndexStats(
         documents=len(ds.documents),
         indexed=indexed,
         failed=failed,
@@ -428,7 +465,6 @@ def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> Ind
         unlocated_chunks=unlocated,
         per_document=per_doc,
     )
-    return stats
 
 
 def _embedding_dim(system: Retriever) -> int | None:
@@ -443,51 +479,25 @@ def _embedding_dim(system: Retriever) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _score(ds: Dataset, idx: _Indexed, entry: DatasetResult) -> None:
-    assert entry.index is not None
-    # Abort when the chunker no longer matches the text: every score would be wrong.
-    check_unlocated(entry.index.chunks, entry.index.unlocated_chunks)
-    # Resolve every label before the first query, so a wrong label stops the run at once.
-    # All labels in one call: the quotes of one document share a pass over its text.
+def _resolve(ds: Dataset, idx: _Indexed) -> dict[str, list[ResolvedEvidence] | None]:
+    """Every question's evidence, resolved before the first query so a wrong label stops
+    the run at once. All labels in one call: the quotes of one document share a pass over
+    its text. None: an evidence document did not index (scored as a miss)."""
     resolved: dict[str, list[ResolvedEvidence] | None] = {}
     labels: list[EvidenceLabel] = []
     for q in ds.questions:
         if any(ev.doc not in idx.texts for ev in q.evidence):
-            resolved[q.id] = None  # evidence not indexed: scored as a miss
+            resolved[q.id] = None
             continue
         labels.extend(EvidenceLabel(q.id, ev.doc, ev.quote, ev.page, ev.near) for ev in q.evidence)
     by_question: dict[str, list[ResolvedEvidence]] = defaultdict(list)
     for label, ev_resolved in zip(labels, resolve_labels(idx.texts, labels), strict=True):
         by_question[label.question_id].append(ev_resolved)
     resolved.update(by_question)
-    for q in track(ds.questions, f"querying {ds.id}"):
-        t0 = time.perf_counter()
-        sdk_hits = idx.system.search(q.question, DENSE_DEPTH)[:DENSE_DEPTH]
-        sdk_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        agent_hits = idx.system.agent_search(q.question)
-        agent_s = time.perf_counter() - t0
-        evidence = resolved[q.id]
-        ev_docs = {ev.doc for ev in q.evidence}
-        entry.questions.append(
-            QuestionResult(
-                id=q.id,
-                dataset=ds.id,
-                doc=q.doc,
-                tags=list(q.tags),
-                language=q.language,
-                answer_type=q.answer_type,
-                sdk_rank=_first_hit(idx, sdk_hits, evidence),
-                sdk_doc_rank=None
-                if evidence is None
-                else _first(idx.doc_of_path.get(h.path) in ev_docs for h in sdk_hits),
-                agent_rank=_first_hit(idx, agent_hits, evidence),
-                agent_returned=len(agent_hits),
-                sdk_latency_s=round(sdk_s, 6),
-                agent_latency_s=round(agent_s, 6),
-                evidence_not_indexed=evidence is None,
-            )
-        )
+    return resolved
+
+
+# ---- scoring one question's hits ---------------------------------------------------------
 
 
 def _first(flags: Iterable[bool]) -> int | None:
@@ -513,17 +523,7 @@ def _first_hit(
 ) -> int | None:
     if evidence is None:
         return None
-    for rank, hit in enumerate(hits, start=1):
-        if _hits(idx, hit, evidence):
-            return rank
-    return None
+    return _first(_hits(idx, hit, evidence) for hit in hits)
 
 
-__all__ = [
-    "DatasetSource",
-    "RunOptions",
-    "RunOutcome",
-    "load_results",
-    "questions_digest",
-    "run",
-]
+__all__ = ["SUITE", "DatasetSource", "RagSuite", "questions_digest"]
