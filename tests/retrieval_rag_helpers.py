@@ -1,25 +1,24 @@
-"""Hand-made RAG retrieval results for the pure tests (gate, report, scoring)."""
+"""Hand-made RAG retrieval envelopes for the pure tests (gate, report, scoring)."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
+from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.retrieval import scoring
 from gaia_eval.retrieval.models import (
-    DatasetResult,
+    DatasetSetup,
     DocumentStats,
     FailedDocument,
     HardCase,
     IndexStats,
     QuestionResult,
-    RetrievalMeta,
-    RetrievalResults,
     SystemSettings,
-    VlmSetting,
 )
+from gaia_eval.retrieval.runner import RagSuite
 
 MACHINE = Machine(cpu="Test CPU", logical_cpus=2, ram_gb=8.0, os="Linux 6", python="CPython 3.11")
+STARTED = "2026-11-30T01:00:00+00:00"
 
 
 def question(
@@ -37,6 +36,7 @@ def question(
         id=qid,
         dataset="toy",
         doc="d1",
+        question=f"What does {qid} ask?",
         tags=list(tags),
         language="en",
         answer_type="exact",
@@ -87,23 +87,28 @@ def index_stats(failed: list[FailedDocument] | None = None) -> IndexStats:
     )
 
 
+@dataclass
+class DatasetRun:
+    """One dataset of a hand-made run."""
+
+    name: str
+    questions: list[QuestionResult]
+    digest: str
+    index: IndexStats | None
+    total: int | None = None
+    """Questions in the dataset (default: those given)."""
+
+
 def dataset(
     questions: list[QuestionResult],
     *,
     name: str = "toy",
     digest: str = "abc123",
     failed: list[FailedDocument] | None = None,
-) -> DatasetResult:
-    return DatasetResult(
-        dataset=name,
-        description="A toy dataset.",
-        source="builtin:toy",
-        questions_digest=digest,
-        index=index_stats(failed),
-        summary=scoring.summarize(questions),
-        by_tag=scoring.by_tag(questions),
-        questions=questions,
-    )
+    total: int | None = None,
+) -> DatasetRun:
+    qs = [q.model_copy(update={"dataset": name}) for q in questions]
+    return DatasetRun(name, qs, digest, index_stats(failed), total)
 
 
 def case(cid: str, status: str, finding: str = "ok") -> HardCase:
@@ -112,32 +117,80 @@ def case(cid: str, status: str, finding: str = "ok") -> HardCase:
     )
 
 
+def _record(item_id: str, result: QuestionResult | HardCase) -> ItemRecord:
+    if isinstance(result, HardCase) and result.status == "error":  # a crash, as the engine
+        return ItemRecord(id=item_id, status="error", error=result.finding, ran_at=STARTED)
+    return ItemRecord(
+        id=item_id,
+        status="ok",
+        result=result.model_dump(mode="json", by_alias=True),
+        commit="0123456789abcdef",
+        ran_at=STARTED,
+    )
+
+
 def results(
-    datasets: list[DatasetResult],
+    datasets: list[DatasetRun],
     *,
     suite: str = "pr",
     embedder: str = "hash",
     vlm: bool = False,
     hard_cases: list[HardCase] | None = None,
     complete: bool = True,
-    **meta: Any,
-) -> RetrievalResults:
-    return RetrievalResults(
-        meta=RetrievalMeta(
-            suite=suite,
+    errors: list[str] | None = None,
+    item_ids: list[str] | None = None,
+    shard: str | None = None,
+) -> Envelope:
+    """A RAG envelope as the engine writes it (the summary by the suite's summarise);
+    `item_ids` default to the ids of the items given (what the run was asked to run)."""
+    items = [_record(f"{d.name}/{q.id}", q) for d in datasets for q in d.questions]
+    items += [_record(f"hard/{c.id}", c) for c in hard_cases or []]
+    setup: dict[str, object] = {
+        "datasets": [
+            DatasetSetup(
+                dataset=d.name,
+                description="A toy dataset.",
+                source="builtin:toy",
+                questions_digest=d.digest,
+                questions=d.total if d.total is not None else len(d.questions),
+                documents=3,
+            ).model_dump(mode="json")
+            for d in datasets
+        ],
+        "system": SystemSettings(
+            name="gaia_eval.systems.rag", chunk_size=200, chunk_overlap=20, max_chunks=5
+        ).model_dump(mode="json"),
+    }
+    setup |= {f"index/{d.name}": d.index.model_dump(mode="json") for d in datasets if d.index}
+    header = Header(
+        suite="retrieval-rag",
+        tier=suite,
+        system="reference",
+        embedder=embedder,
+        model="vlm-x" if vlm else None,
+        settings={
+            "dense_depth": 20,
+            "vlm": vlm,
+            "questions_digest": {d.name: d.digest for d in datasets},
+        },
+        definition_digest="test",
+        items_total=len(items),
+        item_ids=item_ids if item_ids is not None else [r.id for r in items],
+        shard=shard,
+        complete=complete,
+        errors=list(errors or []),
+        item_errors=sum(1 for r in items if r.status == "error"),
+        commits=["0123456789abcdef"],
+        run=RunInfo(
             package_version="0.1.0",
-            started="2026-11-30T01:00:00+00:00",
+            commit="0123456789abcdef",
+            dirty=False,
+            started=STARTED,
             duration_s=12.5,
-            git_sha="0123456789abcdef",
-            git_dirty=False,
             machine=MACHINE,
-            system="reference",
-            embedder=embedder,
-            vlm=VlmSetting(enabled=vlm, model="vlm-x" if vlm else None),
-            rag_settings=SystemSettings(name="gaia_eval.systems.rag", chunk_size=200),
-            complete=complete,
-            **meta,
+            argv=["retrieval", "--component", "rag", "--suite", suite],
         ),
-        datasets=datasets,
-        hard_cases=hard_cases,
     )
+    env = Envelope(header=header, items=items, setup=setup)
+    env.summary = RagSuite.summarise(env).model_dump(mode="json", by_alias=True)
+    return env

@@ -2,10 +2,11 @@
 
 The standard header comes first in both, in the order a reader needs it: what makes the
 numbers untrustworthy (run errors, infrastructure errors and unmeasured items, an
-interrupted run, mixed commits), then the gate's verdict with every flipped item, then the
-suite's headline numbers. Suites add sections made of blocks (paragraphs, tables, charts);
-the same blocks render to markdown and to HTML. The HTML has no scripts and loads nothing:
-charts are inline SVG, so the file reads offline and in any browser.
+interrupted run, mixed commits, the suite's own `warnings`), then the gate's verdict with
+every flipped item, then the suite's headline numbers. Suites add sections made of blocks
+(paragraphs, tables, charts); the same blocks render to markdown and to HTML. The HTML has
+no scripts and loads nothing: charts are inline SVG, so the file reads offline and in any
+browser.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def fmt(value: float | None, digits: int = 3) -> str:
 # ---- the standard header -----------------------------------------------------------------
 
 
-def _trust_section(env: Envelope, noun: str) -> Section | None:
+def _trust_section(env: Envelope, noun: str, warnings: Sequence[str] = ()) -> Section | None:
     head = env.header
     lines: list[str] = []
     done = sum(1 for r in env.items if r.status != "infra_error")
@@ -92,6 +93,7 @@ def _trust_section(env: Envelope, noun: str) -> Section | None:
         lines.append(
             "**Mixed commits**: items were measured by " + ", ".join(c[:12] for c in head.commits)
         )
+    lines += warnings
     if head.shard:
         lines.append(f"This is shard {head.shard}; `gaia-eval merge` joins the shards.")
     if not lines:
@@ -171,7 +173,7 @@ def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]
     """(title, run line, sections in order) of the whole report."""
     title = f"{suite.title} — {env.header.tier}"
     out: list[Section] = []
-    trust = _trust_section(env, suite.item_noun)
+    trust = _trust_section(env, suite.item_noun, suite.warnings(env))
     if trust is not None:
         out.append(trust)
     if env.verdict is not None:

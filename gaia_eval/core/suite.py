@@ -179,6 +179,12 @@ class Suite(ABC):
         return None
 
     @classmethod
+    def warnings(cls, env: Envelope) -> list[str]:
+        """Suite-specific reasons to distrust the numbers (a document that did not index),
+        listed first in the report with the run's errors and unmeasured items."""
+        return []
+
+    @classmethod
     def headline(cls, env: Envelope) -> list[tuple[str, str]]:
         """The few numbers a person reads first: (label, value) pairs."""
         return []

@@ -1,8 +1,9 @@
 """The RAG suite's report sections, on the one report writer (core/report.py; pure).
 
 The engine puts what makes the numbers untrustworthy first (run errors, unmeasured and
-crashed items), then the gate verdict, then the headline; these sections follow: how to
-read the tables, the documents and labels that did not work, each dataset, the hard cases.
+crashed items, and this suite's `warnings`: documents that did not index, unlocated
+chunks), then the gate verdict, then the headline; these sections follow: how to read the
+tables, each dataset, the hard cases.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     if s.hard_cases is not None:
         counts: dict[str, int] = {}
         for status in s.hard_cases.values():
-            counts[status] = counts.get(status, 0) + 1
+            word = "crashed" if status == "error" else status
+            counts[word] = counts.get(word, 0) + 1
         out.append(("hard cases", ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))))
     return out
 
@@ -58,7 +60,7 @@ def sections(env: Envelope) -> list[Section]:
     s = RagSummary.model_validate(env.summary)
     setup = RagSetup.model_validate(env.setup)
     by_ds = questions(env)
-    out = [_guide(s, setup), _problems(env, s)]
+    out = [_guide(s, setup)]
     out += [_dataset(d, by_ds.get(d.dataset, [])) for d in s.datasets]
     if s.hard_cases is not None:
         out.append(_hard_cases(env))
@@ -99,18 +101,19 @@ def _guide(s: RagSummary, setup: RagSetup) -> Section:
     return Section("How to read this", [Bullets(lines)])
 
 
-def _problems(env: Envelope, s: RagSummary) -> Section:
+def warnings(env: Envelope) -> list[str]:
+    """What makes the numbers untrustworthy: documents that did not index, unlocated
+    chunks, questions scored as misses for it, a run that did not finish them all."""
+    s = RagSummary.model_validate(env.summary)
     lines: list[str] = []
     head = env.header
     if not head.complete:
-        asked = head.item_ids
         done = {r.id for r in env.items if r.status != "infra_error"}
-        qs = [i for i in asked if not is_hard_case(i)]
-        hc = [i for i in asked if is_hard_case(i)]
-        state = "interrupted" if head.interrupted else "stopped"
+        qs = [i for i in head.item_ids if not is_hard_case(i)]
+        hc = [i for i in head.item_ids if is_hard_case(i)]
         lines.append(
-            f"**The run {state} after {sum(i in done for i in qs)} of {len(qs)} questions**"
-            + (f" and {sum(i in done for i in hc)} of {len(hc)} hard cases" if hc else "")
+            f"Measured so far: {sum(i in done for i in qs)} of {len(qs)} questions"
+            + (f", {sum(i in done for i in hc)} of {len(hc)} hard cases" if hc else "")
             + "; the numbers below cover what finished."
         )
     for d in s.datasets:
@@ -135,12 +138,7 @@ def _problems(env: Envelope, s: RagSummary) -> Section:
                 f"`{d.dataset}`: {d.summary.evidence_not_indexed} questions scored as misses "
                 "because their evidence document did not index"
             )
-    blocks: list[Block] = (
-        [Bullets(lines)]
-        if lines
-        else [Para("None: every document indexed and every chunk was located.")]
-    )
-    return Section("Documents and labels", blocks)
+    return lines
 
 
 def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
@@ -224,6 +222,9 @@ def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
             )
         )
     if d.index is not None:
+        ix = d.index
+        if not (ix.failed or ix.degraded or ix.unlocated_chunks):
+            blocks.append(Para("Every document indexed and every chunk was located."))
         blocks += _index(d)
     if qs:
         blocks.append(
@@ -332,4 +333,4 @@ def _hard_cases(env: Envelope) -> Section:
     )
 
 
-__all__ = ["headline", "sections"]
+__all__ = ["headline", "sections", "warnings"]

@@ -341,6 +341,12 @@ class RagSuite(Suite):
         return extra(baseline, current)
 
     @classmethod
+    def warnings(cls, env: Envelope) -> list[str]:
+        from gaia_eval.retrieval.report import warnings
+
+        return warnings(env)
+
+    @classmethod
     def headline(cls, env: Envelope) -> list[tuple[str, str]]:
         from gaia_eval.retrieval.report import headline
 
