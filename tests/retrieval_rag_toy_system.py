@@ -22,7 +22,12 @@ OVERLAP = 10
 
 class ToySystem:
     def __init__(
-        self, *, crash_after: int | None = None, stale: bool = False, pdf_blind: bool = False
+        self,
+        *,
+        crash_after: int | None = None,
+        stale: bool = False,
+        pdf_blind: bool = False,
+        fragile: bool = False,
     ) -> None:
         self._embedder = HashEmbedder(256)
         self._texts: dict[str, str] = {}
@@ -31,6 +36,7 @@ class ToySystem:
         self._crash_after = crash_after
         self._stale = stale
         self._pdf_blind = pdf_blind
+        self._fragile = fragile
         self.queries = 0
 
     def info(self) -> RetrieverInfo:
@@ -47,7 +53,11 @@ class ToySystem:
                 self._store(key, "")
                 return IndexResult(key, "indexed", chunks=0)
             return IndexResult(key, "failed", error="toy system reads text files only")
-        self._store(key, path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if self._fragile and key in self._texts and self._texts[key] != text:
+            msg = "toy index cannot replace a document"  # the bug that crashes a hard case
+            raise RuntimeError(msg)
+        self._store(key, text)
         return IndexResult(key, "indexed", chunks=len(self._chunks[key]))
 
     def _store(self, key: str, text: str) -> None:
@@ -104,6 +114,10 @@ def make_stale() -> ToySystem:
 
 def make_pdf_blind() -> ToySystem:
     return ToySystem(pdf_blind=True)
+
+
+def make_fragile() -> ToySystem:
+    return ToySystem(fragile=True)
 
 
 class SlowToySystem(ToySystem):

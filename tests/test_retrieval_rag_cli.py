@@ -16,67 +16,90 @@ import pytest
 from retrieval_rag_data import QUESTIONS, write_dataset
 
 from gaia_eval.cli.main import main
-from gaia_eval.retrieval.runner import load_results
+from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.suite import legacy_converters
+from gaia_eval.retrieval.models import QuestionResult, RagSetup, RagSummary
+from gaia_eval.retrieval.summary import questions, result_of
 
 TOY = "retrieval_rag_toy_system:make"
+RAG = ["retrieval", "--component", "rag"]
 
 
 def _run(tmp_path: Path, out: str, *extra: str, dataset: Path | None = None) -> int:
     ds = dataset or write_dataset(tmp_path / "data")
-    return main(
-        [
-            "retrieval",
-            "--component",
-            "rag",
-            "--dataset",
-            str(ds),
-            "--system",
-            TOY,
-            "--out",
-            str(tmp_path / out),
-            *extra,
-        ]
-    )
+    return main([*RAG, "--dataset", str(ds), "--system", TOY, "--out", str(tmp_path / out), *extra])
+
+
+def _load(folder: Path) -> Envelope:
+    return load_envelope(folder / "results.json", suite="retrieval-rag", legacy=legacy_converters())
+
+
+def _summary(env: Envelope) -> RagSummary:
+    return RagSummary.model_validate(env.summary)
 
 
 def test_a_user_retriever_runs_end_to_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(tmp_path, "run", "--no-hard-cases") == 0
-    results = load_results(tmp_path / "run" / "results.json")
-    assert results.meta.complete
-    assert results.meta.system == TOY
-    assert results.meta.embedder == "hash:256"
-    assert results.meta.vlm.enabled is False
-    (ds,) = results.datasets
+    assert _run(tmp_path, "run") == 0
+    env = _load(tmp_path / "run")
+    head = env.header
+    assert head.complete and not head.errors
+    assert head.system == TOY
+    assert head.embedder == "hash:256"  # learned from the built system
+    assert head.settings["vlm"] is False
+    assert head.tier == "toy"  # a --dataset run is named after its dataset, not "pr"
+    # A --dataset run does not run the pr hard cases unless asked.
+    assert [r.id for r in env.items] == [f"toy/{q['id']}" for q in QUESTIONS]
+    (ds,) = _summary(env).datasets
     assert ds.dataset == "toy"
-    assert [q.id for q in ds.questions] == [q["id"] for q in QUESTIONS]
+    qs = questions(env)["toy"]
+    assert [q.id for q in qs] == [q["id"] for q in QUESTIONS]
+    assert [q.question for q in qs] == [q["question"] for q in QUESTIONS]
     # Each question's wording overlaps its evidence sentence, so dense search finds it.
-    assert all(q.sdk_rank is not None and q.sdk_rank <= 3 for q in ds.questions)
+    assert all(q.sdk_rank is not None and q.sdk_rank <= 3 for q in qs)
     assert ds.summary.sdk.recall_at_5 == 1.0
-    assert all(q.agent_returned == 3 for q in ds.questions)
-    assert ds.index is not None
-    assert ds.index.documents == 5
-    assert ds.index.indexed == 5
-    assert ds.index.unlocated_chunks == 0
-    assert ds.index.chunks == sum(d.chunks for d in ds.index.per_document)
-    assert ds.index.cache_on_disk_mb is None  # a user system has no cache we know of
-    assert ds.index.rss_peak_mb >= ds.index.rss_start_mb > 0
+    assert all(q.agent_returned == 3 for q in qs)
+    ix = ds.index
+    assert ix is not None
+    assert ix.documents == 5
+    assert ix.indexed == 5
+    assert ix.unlocated_chunks == 0
+    assert ix.chunks == sum(d.chunks for d in ix.per_document)
+    assert ix.cache_on_disk_mb is None  # a user system has no cache we know of
+    assert ix.rss_peak_mb >= ix.rss_start_mb > 0
     assert set(ds.by_tag) == {"lang:en", "numeric", "spec", "text"}
-    assert results.hard_cases is None
+    assert _summary(env).hard_cases is None
+    assert RagSetup.model_validate(env.setup).system is not None
     raw = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert list(raw) == ["schema", "meta", "datasets", "hard_cases"]
-    assert raw["schema"] == 1
-    assert "recall@5" in raw["datasets"][0]["summary"]["sdk"]
+    assert raw["schema"] == 1 and raw["kind"] == "gaia-eval/results"
+    assert "recall@5" in raw["summary"]["datasets"][0]["summary"]["sdk"]
+    assert len((tmp_path / "run" / "items.jsonl").read_text().splitlines()) == 5
     report = (tmp_path / "run" / "report.md").read_text()
+    assert report.startswith("# RAG retrieval — toy\n")
     assert "## Dataset `toy` (5 questions)" in report
+    assert "<svg" in (tmp_path / "run" / "report.html").read_text()
     out = capsys.readouterr().out
-    assert "toy: 5 questions | sdk R@5 1.000" in out
+    assert "toy: sdk R@5 / MRR: 1.000" in out
+    assert f"report: {tmp_path / 'run' / 'report.md'}" in out
+
+
+def test_a_dataset_run_is_foldered_by_its_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ds = write_dataset(tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    assert main([*RAG, "--dataset", str(ds), "--system", TOY]) == 0
+    (folder,) = (tmp_path / "eval" / "results").iterdir()
+    assert folder.name.startswith("retrieval-rag-toy-")
+    assert (folder / "report.md").is_file()
 
 
 def test_hard_cases_with_a_user_retriever(tmp_path: Path) -> None:
-    assert _run(tmp_path, "hc", dataset=write_dataset(tmp_path / "d2")) == 0
-    cases = {c.id: c for c in load_results(tmp_path / "hc" / "results.json").hard_cases or []}
+    ds = write_dataset(tmp_path / "d2")
+    assert _run(tmp_path, "hc", "--hard-cases", dataset=ds) == 0
+    env = _load(tmp_path / "hc")
+    cases = {r.id.removeprefix("hard/"): result_of(r) for r in env.items if r.id.startswith("hard/")}
     assert list(cases) == [
         "replaced_document",
         "exact_duplicate",
@@ -85,35 +108,35 @@ def test_hard_cases_with_a_user_retriever(tmp_path: Path) -> None:
         "capacity_eviction",
         "scanned_pdf",
     ]
-    assert cases["replaced_document"].status == "pass"
-    assert cases["exact_duplicate"].status in ("pass", "fail")
+    got = {cid: c for cid, c in cases.items() if c is not None and not isinstance(c, QuestionResult)}
+    assert got["replaced_document"].status == "pass"
+    assert got["exact_duplicate"].status in ("pass", "fail")
     # The toy system's identical copies rank side by side: a real finding, measured.
-    assert "duplicate_share_top5" in cases["exact_duplicate"].details
+    assert "duplicate_share_top5" in got["exact_duplicate"].details
     for cid in ("corrupted_cache", "capacity_eviction"):
-        assert cases[cid].status == "skipped"
-        assert "reference system" in cases[cid].finding
+        assert got[cid].status == "skipped"
+        assert "reference system" in got[cid].finding
     for cid in ("scanned_pdf", "corrupted_pdf"):
-        assert cases[cid].status == "skipped"
-        assert "no PDF" in cases[cid].finding
+        assert got[cid].status == "skipped"
+        assert "no PDF" in got[cid].finding
+    assert _summary(env).hard_cases == {cid: c.status for cid, c in got.items()}
 
 
-def test_a_crash_partway_still_writes_results(tmp_path: Path) -> None:
+def test_a_crash_partway_fails_the_run_and_keeps_the_rest(tmp_path: Path) -> None:
     ds = write_dataset(tmp_path / "data")
-    args = ["retrieval", "--component", "rag", "--dataset", str(ds), "--no-hard-cases"]
-    # An exception that is not a gaia-eval error is a bug somewhere: exit 70, results kept.
-    rc = main(
-        [*args, "--system", "retrieval_rag_toy_system:make_crashing", "--out", str(tmp_path / "o")]
-    )
-    assert rc == 70
-    results = load_results(tmp_path / "o" / "results.json")
-    assert results.meta.complete is False
-    assert results.meta.errors == ["RuntimeError: toy index lost its vectors"]
-    (d,) = results.datasets
-    assert [q.id for q in d.questions] == ["toy-001", "toy-002"]
+    crashing = "retrieval_rag_toy_system:make_crashing"
+    code = main([*RAG, "--dataset", str(ds), "--system", crashing, "--out", str(tmp_path / "o")])
+    assert code == 1
+    env = _load(tmp_path / "o")
+    assert env.header.item_errors == 3
+    assert [r.id for r in env.items if r.status == "ok"] == ["toy/toy-001", "toy/toy-002"]
+    crashed = [r for r in env.items if r.status == "error"]
+    assert all(r.error == "RuntimeError: toy index lost its vectors" for r in crashed)
+    (d,) = _summary(env).datasets
     assert d.summary.questions == 2
     assert d.index is not None
     report = (tmp_path / "o" / "report.md").read_text()
-    assert "**The run did not complete**" in report
+    assert "**3 item(s) crashed**" in report
     assert "RuntimeError: toy index lost its vectors" in report
 
 
@@ -127,9 +150,9 @@ def test_sigterm_partway_still_writes_results(tmp_path: Path) -> None:
         ),
         "TOY_MARKER": str(marker),
     }
-    cmd = [sys.executable, "-m", "gaia_eval", "retrieval", "--component", "rag"]
+    cmd = [sys.executable, "-m", "gaia_eval", *RAG]
     cmd += ["--dataset", str(ds), "--system", "retrieval_rag_toy_system:make_slow"]
-    cmd += ["--no-hard-cases", "--out", str(tmp_path / "o")]
+    cmd += ["--out", str(tmp_path / "o")]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -137,10 +160,11 @@ def test_sigterm_partway_still_writes_results(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM, err.decode()
-    results = load_results(tmp_path / "o" / "results.json")
-    assert results.meta.complete is False
-    assert results.meta.errors == ["Terminated: the run received SIGTERM"]
-    assert len(results.datasets[0].questions) < len(QUESTIONS)
+    result = _load(tmp_path / "o")
+    assert result.header.complete is False and result.header.interrupted
+    assert result.header.errors == ["Terminated: the run received signal 15"]
+    assert len(result.items) < len(QUESTIONS)
+    assert "Measured so far:" in (tmp_path / "o" / "report.md").read_text()
 
 
 def test_a_wrong_label_stops_the_run_naming_the_question(
@@ -149,13 +173,14 @@ def test_a_wrong_label_stops_the_run_naming_the_question(
     bad = [dict(q) for q in QUESTIONS]
     bad[2] = {**bad[2], "evidence": [{"quote": "The sleeper train to Paris leaves at dawn daily"}]}
     ds = write_dataset(tmp_path / "data", questions=bad)
-    assert _run(tmp_path, "o", "--no-hard-cases", dataset=ds) == 2
+    assert _run(tmp_path, "o", dataset=ds) == 2
     err = capsys.readouterr().err
     assert "toy-003" in err
-    results = load_results(tmp_path / "o" / "results.json")
-    assert results.meta.complete is False
-    assert "toy-003" in results.meta.errors[0]
-    assert results.datasets[0].questions == []  # stopped before the first query
+    env = _load(tmp_path / "o")
+    assert env.header.complete is False
+    assert "toy-003" in env.header.errors[0]
+    assert env.items == []  # stopped before the first query
+    assert RagSetup.model_validate(env.setup).index("toy") is not None  # what set-up measured
 
 
 def _edit(src: Path, dst: Path, fn: Any) -> Path:
@@ -169,66 +194,82 @@ def test_gate_pass_fail_and_refusal_exit_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ds = write_dataset(tmp_path / "data")
-    assert _run(tmp_path, "base", "--no-hard-cases", dataset=ds) == 0
+    assert _run(tmp_path, "base", dataset=ds) == 0
     base = tmp_path / "base" / "results.json"
     # A rerun gated against the first run passes (deterministic system, same data).
-    assert _run(tmp_path, "again", "--no-hard-cases", "--gate", str(base), dataset=ds) == 0
-    assert "## Gate: PASS" in (tmp_path / "again" / "report.md").read_text()
-    assert (
-        main(
-            [
-                "retrieval",
-                "--component",
-                "rag",
-                "--compare",
-                str(base),
-                str(base),
-                "--tolerance",
-                "0",
-            ]
-        )
-        == 0
-    )
+    assert _run(tmp_path, "again", "--gate", str(base), dataset=ds) == 0
+    assert "Gate **PASSED**" in (tmp_path / "again" / "report.md").read_text()
+    assert _load(tmp_path / "again").verdict is not None
+    assert main([*RAG, "--compare", str(base), str(base), "--tolerance", "0"]) == 0
 
     def lose_two(data: dict[str, Any]) -> None:
-        for q in data["datasets"][0]["questions"][:2]:
-            q["sdk_rank"] = None
-        data["datasets"][0]["summary"]["sdk"]["recall@5"] = 0.6
-        data["datasets"][0]["summary"]["sdk"]["mrr"] = 0.5
+        for rec in data["items"][:2]:
+            rec["result"]["sdk_rank"] = None
+        data["summary"]["datasets"][0]["summary"]["sdk"]["recall@5"] = 0.6
+        data["summary"]["datasets"][0]["summary"]["sdk"]["mrr"] = 0.5
 
     worse = _edit(base, tmp_path / "worse.json", lose_two)
     capsys.readouterr()
-    assert main(["retrieval", "--component", "rag", "--compare", str(base), str(worse)]) == 1
+    assert main([*RAG, "--compare", str(base), str(worse)]) == 1
     captured = capsys.readouterr()
-    assert "## Gate: FAIL" in captured.out
-    assert "toy-001" in captured.out and "PASS→FAIL" in captured.out
+    assert "Gate **FAILED**" in captured.out
+    assert "| `toy/toy-001` | sdk hit@5 | pass | fail | no |" in captured.out
     assert "sdk recall@5 dropped" in captured.err
 
-    other = _edit(base, tmp_path / "other.json", lambda d: d["meta"].update(embedder="onnx:x"))
-    assert main(["retrieval", "--component", "rag", "--compare", str(base), str(other)]) == 3
+    def other_embedder(data: dict[str, Any]) -> None:
+        data["header"]["embedder"] = "onnx:x"
+
+    other = _edit(base, tmp_path / "other.json", other_embedder)
+    assert main([*RAG, "--compare", str(base), str(other)]) == 3
     assert "embedder" in capsys.readouterr().err
 
     # A run gated against a baseline of another embedder is refused (exit 3) as soon as
-    # the system reports its embedder, before any indexing.
-    assert _run(tmp_path, "refused", "--no-hard-cases", "--gate", str(other), dataset=ds) == 3
-    refused = load_results(tmp_path / "refused" / "results.json")
-    assert refused.meta.errors[0].startswith("NotComparableError")
-    assert refused.datasets[0].index is None
+    # the system reports its embedder, before any indexing; what it has is written.
+    assert _run(tmp_path, "refused", "--gate", str(other), dataset=ds) == 3
+    refused = _load(tmp_path / "refused")
+    assert refused.header.errors[0].startswith("NotComparableError")
+    assert RagSetup.model_validate(refused.setup).index("toy") is None
+
+    # A baseline that cannot gate is refused before the run: nothing is measured or written.
+    def incomplete(data: dict[str, Any]) -> None:
+        data["header"]["complete"] = False
+
+    broken = _edit(base, tmp_path / "incomplete.json", incomplete)
+    capsys.readouterr()
+    assert _run(tmp_path, "never", "--gate", str(broken), dataset=ds) == 2
+    assert "did not complete" in capsys.readouterr().err
+    assert not (tmp_path / "never" / "results.json").exists()
 
 
 def test_bad_baselines_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = tmp_path / "code.json"
     code.write_text(json.dumps({"schema": 1, "meta": {"component": "code"}}))
-    assert main(["retrieval", "--component", "rag", "--compare", str(code), str(code)]) == 2
-    assert "not a RAG retrieval results file" in capsys.readouterr().err
+    assert main([*RAG, "--compare", str(code), str(code)]) == 2
+    assert "a code retrieval results file, not a retrieval-rag results.json" in (
+        capsys.readouterr().err
+    )
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps({"schema": 7, "meta": {"component": "rag"}}))
-    assert main(["retrieval", "--component", "rag", "--compare", str(newer), str(newer)]) == 2
+    assert main([*RAG, "--compare", str(newer), str(newer)]) == 2
     assert "field 'schema' is 7" in capsys.readouterr().err
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"schema": 1, "meta": {"component": "rag", "suite": "pr"}}))
-    assert main(["retrieval", "--component", "rag", "--compare", str(broken), str(broken)]) == 2
+    assert main([*RAG, "--compare", str(broken), str(broken)]) == 2
     assert "field 'meta." in capsys.readouterr().err
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text('{"schema": 1, "kind": "gaia-eval/res')
+    assert main([*RAG, "--compare", str(truncated), str(truncated)]) == 2
+    assert "truncated.json" in capsys.readouterr().err
+
+
+def test_a_baseline_that_measured_nothing_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shipped = Path(__file__).parents[1] / "gaia_eval" / "baselines" / "retrieval" / "pr.json"
+    empty = _edit(shipped, tmp_path / "empty.json", lambda d: d.update(datasets=[]))
+    assert _run(tmp_path, "o", "--gate", str(empty)) == 2
+    assert "measured nothing" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "results.json").exists()
 
 
 def test_usage_errors(
@@ -237,15 +278,25 @@ def test_usage_errors(
     # A run that fails after it starts still writes its partial results under ./eval/results;
     # keep them out of the checkout.
     monkeypatch.chdir(tmp_path)
-    assert main(["retrieval", "--component", "rag", "--suite", "full"]) == 2
+    assert main([*RAG, "--suite", "full"]) == 2
     assert "not available in this build" in capsys.readouterr().err
-    assert main(["retrieval", "--component", "rag", "--system", TOY, "--embedder", "hash"]) == 2
-    assert main(["retrieval", "--component", "rag", "--system", "nope"]) == 2
+    assert main([*RAG, "--system", TOY, "--embedder", "hash"]) == 2
+    assert main([*RAG, "--system", "nope"]) == 2
+    assert main([*RAG, "--embedder", ""]) == 2
     ds = write_dataset(tmp_path / "data")
     not_one = "retrieval_rag_toy_system:not_a_retriever"
-    args = ["retrieval", "--component", "rag", "--dataset", str(ds), "--system", not_one]
+    args = [*RAG, "--dataset", str(ds), "--system", not_one]
     assert main([*args, "--out", str(tmp_path / "o")]) == 2
     assert "does not implement the Retriever protocol" in capsys.readouterr().err
+    # An --out folder holding another run's files is refused before anything runs.
+    assert main([*RAG, "--dataset", str(ds), "--system", TOY, "--out", str(tmp_path / "o")]) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert main([*RAG, "--dataset", str(ds), "--system", TOY, "--shard", "3/2"]) == 2
+    for bad in ("nan", "inf", "-0.1"):
+        with pytest.raises(SystemExit) as info:
+            main([*RAG, "--dataset", str(ds), "--system", TOY, "--tolerance", bad])
+        assert info.value.code == 2
+    assert "--tolerance" in capsys.readouterr().err
 
 
 def test_a_beir_folder_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -265,11 +316,11 @@ def test_a_beir_folder_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     (beir / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in queries))
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
     out = tmp_path / "o"
-    args = ["retrieval", "--component", "rag", "--beir", str(beir), "--system", TOY]
-    assert main([*args, "--no-hard-cases", "--out", str(out)]) == 0
-    results = load_results(out / "results.json")
-    (d,) = results.datasets
+    assert main([*RAG, "--beir", str(beir), "--system", TOY, "--out", str(out)]) == 0
+    env = _load(out)
+    assert env.header.tier == "tiny-beir"
+    (d,) = _summary(env).datasets
     assert d.dataset == "tiny-beir"
     assert d.source == f"beir:{beir}"
     # Document-level evidence: any chunk of the relevant document is a hit.
-    assert [(q.id, q.sdk_rank) for q in d.questions] == [("q1", 1), ("q2", 1)]
+    assert [(q.id, q.sdk_rank) for q in questions(env)["tiny-beir"]] == [("q1", 1), ("q2", 1)]

@@ -227,6 +227,10 @@ def test_a_baseline_that_measured_nothing_is_refused(tmp_path: Path) -> None:
     raw["datasets"], raw["hard_cases"] = [], None
     empty = tmp_path / "empty.json"
     empty.write_text(json.dumps(raw))
-    env = load_envelope(empty, suite="retrieval-rag", legacy=legacy_converters())
+    with pytest.raises(InvalidInputError, match=r"empty\.json: .*measured nothing"):
+        load_envelope(empty, suite="retrieval-rag", legacy=legacy_converters())
+    # An envelope without a measured item is refused by the engine.
+    nothing = _run()
+    nothing.items = []
     with pytest.raises(InvalidInputError, match="measured nothing"):
-        compare(env, _run())
+        compare(nothing, _run())

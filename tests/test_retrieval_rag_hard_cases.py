@@ -7,8 +7,10 @@ from pathlib import Path
 from retrieval_rag_data import QUESTIONS, text_pdf, write_dataset
 
 from gaia_eval.cli.main import main
-from gaia_eval.retrieval.models import HardCase
-from gaia_eval.retrieval.runner import load_results
+from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.suite import legacy_converters
+from gaia_eval.retrieval.models import HardCase, RagSetup
+from gaia_eval.retrieval.summary import questions, result_of
 
 PDF_LINES = [
     ["Drilling manual", "Section 1. Casing must be cemented before any test."],
@@ -16,21 +18,36 @@ PDF_LINES = [
 ]
 
 
-def _cases(tmp_path: Path, factory: str) -> dict[str, HardCase]:
+RAG = ["retrieval", "--component", "rag", "--hard-cases"]
+
+
+def _load(out: Path) -> Envelope:
+    return load_envelope(out / "results.json", suite="retrieval-rag", legacy=legacy_converters())
+
+
+def _hard(env: Envelope) -> dict[str, HardCase]:
+    return {
+        r.id.removeprefix("hard/"): res
+        for r in env.items
+        if isinstance(res := result_of(r), HardCase)
+    }
+
+
+def _cases(tmp_path: Path, factory: str, code: int = 0) -> dict[str, HardCase]:
     data = tmp_path / "data"
     ds = write_dataset(data, extra_docs={"manual": "docs/manual.pdf"})
     (data / "docs" / "manual.pdf").write_bytes(text_pdf(PDF_LINES))
     out = tmp_path / "out"
-    args = ["retrieval", "--component", "rag", "--dataset", str(ds), "--out", str(out)]
-    assert main([*args, "--system", f"retrieval_rag_toy_system:{factory}"]) == 0
-    results = load_results(out / "results.json")
-    index = results.datasets[0].index
+    args = [*RAG, "--dataset", str(ds), "--out", str(out)]
+    assert main([*args, "--system", f"retrieval_rag_toy_system:{factory}"]) == code
+    env = _load(out)
+    index = RagSetup.model_validate(env.setup).index("toy")
     assert index is not None
     if factory != "make_pdf_blind":
         # The toy system reads text only: the PDF fails, but holds no evidence.
         failed = [(f.doc, f.required, f.status) for f in index.failed]
         assert failed == [("manual", False, "failed")]
-    return {c.id: c for c in results.hard_cases or []}
+    return _hard(env)
 
 
 def test_a_sound_retriever_passes_the_cases_it_can_run(tmp_path: Path) -> None:
@@ -38,10 +55,25 @@ def test_a_sound_retriever_passes_the_cases_it_can_run(tmp_path: Path) -> None:
     assert cases["replaced_document"].status == "pass"
     assert cases["replaced_document"].details["new_text_served"] is True
     assert cases["corrupted_pdf"].status == "pass"  # failed, with an error
+    assert cases["corrupted_pdf"].finding.startswith("refused as expected")
     assert cases["scanned_pdf"].status == "pass"
     assert cases["scanned_pdf"].details["pages"] == 2
     assert cases["scanned_pdf"].details["status"] == "failed"
-    assert not any(c.status == "error" for c in cases.values())
+    assert cases["scanned_pdf"].finding.startswith("refused as expected")
+    assert len(cases) == 6  # none crashed
+
+
+def test_a_crashing_hard_case_fails_the_run(tmp_path: Path) -> None:
+    cases = _cases(tmp_path, "make_fragile", code=1)
+    assert "replaced_document" not in cases  # it crashed: no result, an item error
+    env = _load(tmp_path / "out")
+    rec = env.records()["hard/replaced_document"]
+    assert rec.status == "error"
+    assert rec.error == "RuntimeError: toy index cannot replace a document"
+    assert env.header.item_errors == 1
+    assert len(cases) == 5  # the other cases still ran
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| replaced_document | **crashed** |" in report
 
 
 def test_a_stale_retriever_fails_replaced_document(tmp_path: Path) -> None:
@@ -78,20 +110,20 @@ def test_the_reference_system_passes_all_six_pr_cases(tmp_path: Path) -> None:
     )
     (data / "docs" / "manual.pdf").write_bytes(text_pdf(PDF_LINES))
     out = tmp_path / "out"
-    args = ["retrieval", "--component", "rag", "--dataset", str(ds), "--embedder", "hash"]
+    args = [*RAG, "--dataset", str(ds), "--embedder", "hash"]
     assert main([*args, "--out", str(out)]) == 0
-    results = load_results(out / "results.json")
-    assert results.meta.system == "reference"
-    assert results.meta.embedder == "hash"
-    (d,) = results.datasets
-    assert d.index is not None
-    assert d.index.failed == []
-    assert d.index.cache_on_disk_mb is not None and d.index.cache_on_disk_mb > 0
-    assert d.index.embedding_dim == 384
-    pdf = next(p for p in d.index.per_document if p.doc == "manual")
+    env = _load(out)
+    assert env.header.system == "reference"
+    assert env.header.embedder == "hash"
+    index = RagSetup.model_validate(env.setup).index("toy")
+    assert index is not None
+    assert index.failed == []
+    assert index.cache_on_disk_mb is not None and index.cache_on_disk_mb > 0
+    assert index.embedding_dim == 384
+    pdf = next(p for p in index.per_document if p.doc == "manual")
     assert pdf.pages == 2
-    assert next(q for q in d.questions if q.id == "toy-006").sdk_rank is not None
-    cases = {c.id: c for c in results.hard_cases or []}
+    assert next(q for q in questions(env)["toy"] if q.id == "toy-006").sdk_rank is not None
+    cases = _hard(env)
     assert {cid: c.status for cid, c in cases.items()} == {
         "replaced_document": "pass",
         "exact_duplicate": "pass",
@@ -106,4 +138,4 @@ def test_the_reference_system_passes_all_six_pr_cases(tmp_path: Path) -> None:
     assert cases["capacity_eviction"].details["last_result_evicted"]
     # Findings name files relative to the run's work folder, so reruns compare cleanly.
     assert "<work>/scanned_pdf/scanned-manual.pdf" in cases["scanned_pdf"].finding
-    assert "gaia-eval-rag-" not in (out / "results.json").read_text()
+    assert "gaia-eval-run-" not in (out / "results.json").read_text()

@@ -98,11 +98,18 @@ def resolve_baseline(spec: str) -> tuple[Path, str]:
     return path, spec
 
 
+invoked: list[str] = []
+"""The command line `cli.main.main` is running, after `--resume` expansion (what a run
+records; `sys.argv` is neither expanded nor, when main() is called in-process, ours)."""
+
+
 def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> object:
     """The RunRequest the shared flags ask for."""
     from gaia_eval.core.runloop import RunRequest, Shard
 
-    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        argv = invoked or sys.argv[1:]
+    argv = list(argv)
     baseline, label = (None, None)
     if getattr(args, "gate", None):
         baseline, label = resolve_baseline(args.gate)

@@ -57,14 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from gaia_eval.cli._runflags import expand_resume
+    from gaia_eval.cli import _runflags
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        argv = expand_resume(argv)
+        argv = _runflags.expand_resume(argv)
     except GaiaEvalError as err:
         return _fail(err)
+    _runflags.invoked[:] = argv  # what a run records (and --resume re-runs)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

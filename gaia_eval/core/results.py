@@ -243,8 +243,9 @@ def load_envelope(
                 continue
             try:
                 converted = convert(data)
-            except InvalidInputError:
-                raise  # the converter knows the file and names what is wrong with it
+            except InvalidInputError as err:  # the converter knows the file: say what is wrong
+                msg = f"{path}: {err}"
+                raise InvalidInputError(msg) from err
             except (KeyError, TypeError, ValueError):
                 converted = None
             if converted is not None:

@@ -53,6 +53,12 @@ def convert(data: dict[str, Any]) -> dict[str, Any] | None:
             f"({err.error_count()} problem(s) in all)"
         )
         raise InvalidInputError(msg) from err
+    if not old.datasets:
+        msg = (
+            "a RAG retrieval results file whose `datasets` is empty: it measured nothing, so "
+            "it cannot gate; use the results.json of a run that ran its datasets"
+        )
+        raise InvalidInputError(msg)
     return to_envelope(old).model_dump(mode="json", by_alias=True)
 
 
