@@ -24,6 +24,7 @@ from gaia_eval.core.merge import merge
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import load_envelope
 from gaia_eval.core.runloop import RunRequest, Shard, read_item_log
+from gaia_eval.core.suite import HeaderFields, RunContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 from engine_toy import ToySuite
@@ -403,3 +404,92 @@ def test_terminal_summary_names_the_cause_of_unmeasured_items(tmp_path: Path) ->
     lines = terminal_summary(ToySuite, load_envelope(tmp_path / "run"))
     assert "  1 unmeasured (infrastructure); the cause:" in lines
     assert any("q04: backend http://127.0.0.1:9/v1 refused" in x for x in lines)
+
+
+class _LearningToy(ToySuite):
+    """Learns its embedder in setup (as a plug-in system reports it once built)."""
+
+    def __init__(self, items_file: Path, learned: str, marker: Path) -> None:
+        super().__init__(items_file)
+        self.learned = learned
+        self.marker = marker
+
+    def header_fields(self) -> HeaderFields:
+        fields = super().header_fields()
+        fields.pending = ("embedder",)
+        return fields
+
+    def setup(self, ctx: RunContext, items: object) -> None:
+        ctx.setup["built"] = True
+        ctx.learn_header(embedder=self.learned)
+        self.marker.write_text("the expensive part of setup ran")
+
+
+def _learning_run(items: Path, out: Path, learned: str, **kw: object) -> runloop.RunOutcome:
+    req = RunRequest(command="test", argv=["toy"], out=out, **kw)  # type: ignore[arg-type]
+    return runloop.run(_LearningToy(items, learned, out.parent / f"{out.name}.marker"), req)
+
+
+def test_learned_header_fields_are_checked_at_once_and_pending_ones_skipped(
+    tmp_path: Path,
+) -> None:
+    items = _items(tmp_path, _ten())
+    base = _learning_run(items, tmp_path / "base", "emb-a")
+    assert base.envelope.header.embedder == "emb-a"
+    # Pending before setup (the embedder is unknown yet): not refused; learned equal: gated.
+    same = _learning_run(items, tmp_path / "same", "emb-a", baseline=tmp_path / "base")
+    assert same.exit_code == 0 and same.envelope.verdict is not None
+    # Learned different: refused by learn_header, before the rest of setup ran.
+    with pytest.raises(NotComparableError, match="embedder is 'emb-a' in the baseline"):
+        _learning_run(items, tmp_path / "other", "emb-b", baseline=tmp_path / "base")
+    assert not (tmp_path / "other.marker").exists()
+    env = load_envelope(tmp_path / "other")
+    assert env.header.errors[0].startswith("NotComparableError")
+    assert env.setup["built"] is True  # what setup recorded before it stopped is kept
+
+
+def test_resume_keeps_learned_fields_when_nothing_is_left_to_set_up(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    _learning_run(items, tmp_path / "run", "emb-a")
+    again = _learning_run(items, tmp_path / "run", "emb-a", resume=tmp_path / "run")
+    assert again.envelope.header.embedder == "emb-a"
+
+
+def test_keep_temp_records_the_folder(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    kept = _run(items, tmp_path / "run", keep_temp=True).envelope.setup["_temp"]
+    try:
+        assert Path(kept).is_dir()
+    finally:
+        import shutil
+
+        shutil.rmtree(kept, ignore_errors=True)
+    assert "_temp" not in _run(items, tmp_path / "run2").envelope.setup
+
+
+def test_merge_keeps_every_shards_setup(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten())
+    _run(items, tmp_path / "s1", shard=Shard(1, 2))
+    _run(items, tmp_path / "s2", shard=Shard(2, 2))
+    for name, key in (("s1", "index/a"), ("s2", "index/b")):
+        path = tmp_path / name / "results.json"
+        data = json.loads(path.read_text())
+        data["setup"][key] = name
+        path.write_text(json.dumps(data))
+    merged, _, _ = merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "m")
+    assert merged.setup["index/a"] == "s1" and merged.setup["index/b"] == "s2"
+
+
+def test_a_legacy_converter_names_what_is_wrong_with_its_file(tmp_path: Path) -> None:
+    def convert(data: dict[str, object]) -> dict[str, object] | None:
+        if data.get("old") is None:
+            return None
+        raise InvalidInputError("field 'old' is broken; regenerate the file")
+
+    path = tmp_path / "old.json"
+    path.write_text('{"old": 1}')
+    with pytest.raises(InvalidInputError, match=r"old\.json: field 'old' is broken"):
+        load_envelope(path, suite="toy", legacy={"toy": convert})
+    path.write_text('{"other": 1}')
+    with pytest.raises(InvalidInputError, match=r"not a toy results\.json"):
+        load_envelope(path, suite="toy", legacy={"toy": convert})

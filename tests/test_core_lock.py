@@ -116,3 +116,16 @@ def test_lock_dir_defaults_per_user(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GAIA_EVAL_LOCK_DIR")
     monkeypatch.setenv("USER", "alice")
     assert lock.lock_dir().name == "gaia-eval-alice"
+
+
+def test_refusal_names_only_a_live_holder(holder: subprocess.Popen[str]) -> None:
+    # A kill -9 leaves the record of a dead run behind; the live holder (who has not
+    # written its own record yet) must not be reported as that dead process.
+    code = "import os; print(os.getpid())"
+    dead = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    record = {"pid": int(dead.stdout), "command": "gaia-eval killed", "started": "earlier"}
+    (lock.lock_dir() / "holder.json").write_text(json.dumps(record))
+    with pytest.raises(LockHeldError) as info, lock.eval_lock("gaia-eval bench"):
+        pytest.fail("entered a lock another process holds")
+    assert "another process" in str(info.value)
+    assert "gaia-eval killed" not in str(info.value)

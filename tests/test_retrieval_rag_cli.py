@@ -99,7 +99,9 @@ def test_hard_cases_with_a_user_retriever(tmp_path: Path) -> None:
     ds = write_dataset(tmp_path / "d2")
     assert _run(tmp_path, "hc", "--hard-cases", dataset=ds) == 0
     env = _load(tmp_path / "hc")
-    cases = {r.id.removeprefix("hard/"): result_of(r) for r in env.items if r.id.startswith("hard/")}
+    cases = {
+        r.id.removeprefix("hard/"): result_of(r) for r in env.items if r.id.startswith("hard/")
+    }
     assert list(cases) == [
         "replaced_document",
         "exact_duplicate",
@@ -108,7 +110,9 @@ def test_hard_cases_with_a_user_retriever(tmp_path: Path) -> None:
         "capacity_eviction",
         "scanned_pdf",
     ]
-    got = {cid: c for cid, c in cases.items() if c is not None and not isinstance(c, QuestionResult)}
+    got = {
+        cid: c for cid, c in cases.items() if c is not None and not isinstance(c, QuestionResult)
+    }
     assert got["replaced_document"].status == "pass"
     assert got["exact_duplicate"].status in ("pass", "fail")
     # The toy system's identical copies rank side by side: a real finding, measured.
