@@ -444,7 +444,7 @@ def test_learned_header_fields_are_checked_at_once_and_pending_ones_skipped(
         _learning_run(items, tmp_path / "other", "emb-b", baseline=tmp_path / "base")
     assert not (tmp_path / "other.marker").exists()
     env = load_envelope(tmp_path / "other")
-    assert env.header.errors[0].startswith("NotComparableError")
+    assert env.header.errors[0].startswith("not comparable with")
     assert env.setup["built"] is True  # what setup recorded before it stopped is kept
 
 

@@ -232,7 +232,7 @@ def test_gate_pass_fail_and_refusal_exit_codes(
     # the system reports its embedder, before any indexing; what it has is written.
     assert _run(tmp_path, "refused", "--gate", str(other), dataset=ds) == 3
     refused = _load(tmp_path / "refused")
-    assert refused.header.errors[0].startswith("NotComparableError")
+    assert refused.header.errors[0].startswith("not comparable with")
     assert RagSetup.model_validate(refused.setup).index("toy") is None
 
     # A baseline that cannot gate is refused before the run: nothing is measured or written.

@@ -111,3 +111,11 @@ def test_clean_run_says_so() -> None:
     assert "## Hard cases" not in text
     html = render_html(RagSuite, env)
     assert "<script" not in html and html.count("<svg") == 2
+
+
+def test_report_html_opens_in_a_browser_without_console_errors(tmp_path: Path) -> None:
+    from test_core_report_html import console_messages
+
+    page = tmp_path / "report.html"
+    page.write_text(render_html(RagSuite, _pair()), encoding="utf-8")
+    assert console_messages(page) == []

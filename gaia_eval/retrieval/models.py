@@ -360,7 +360,8 @@ class HardCase(_Model):
 
 
 class RetrievalResults(_Model):
-    """A RAG retrieval benchmark run: `results.json`."""
+    """A RAG retrieval results.json before the suite engine (schema 1); read only, by the
+    legacy converter, so the committed baseline keeps loading unedited."""
 
     schema_version: Literal[1] = Field(default=1, alias="schema")
     """Schema version of this file."""
@@ -467,4 +468,4 @@ class RagResults(Envelope):
     """Per-dataset summaries and hard-case outcomes."""
 
 
-RESULT_MODELS = (RagResults, RetrievalResults)
+RESULT_MODELS = (RagResults,)
