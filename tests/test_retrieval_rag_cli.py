@@ -297,6 +297,14 @@ def test_usage_errors(
     assert main([*RAG, "--dataset", str(ds), "--system", TOY, "--out", str(tmp_path / "o")]) == 2
     assert "not empty" in capsys.readouterr().err
     assert main([*RAG, "--dataset", str(ds), "--system", TOY, "--shard", "3/2"]) == 2
+    # Two datasets of one id would share item ids; a dataset without questions measures
+    # nothing: both exit 2 before anything runs.
+    assert main([*RAG, "--dataset", str(ds), "--dataset", str(ds), "--system", TOY]) == 2
+    assert "also the id of" in capsys.readouterr().err
+    empty = write_dataset(tmp_path / "empty", questions=[])
+    assert main([*RAG, "--dataset", str(empty), "--system", TOY]) == 2
+    assert "has no questions; nothing would be measured" in capsys.readouterr().err
+    assert not list((tmp_path / "eval" / "results").glob("retrieval-rag-toy+toy-*"))
     for bad in ("nan", "inf", "-0.1"):
         with pytest.raises(SystemExit) as info:
             main([*RAG, "--dataset", str(ds), "--system", TOY, "--tolerance", bad])

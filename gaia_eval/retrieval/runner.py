@@ -16,44 +16,29 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from gaia_eval.core.errors import InfrastructureError, InvalidInputError
-from gaia_eval.core.progress import track
+from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
-from gaia_eval.retrieval import hard_cases
+from gaia_eval.retrieval import gate, hard_cases, report, summary
 from gaia_eval.retrieval.dataset import Dataset, Question, load_beir, load_dataset
-from gaia_eval.retrieval.evidence import (
-    DocumentText,
-    EvidenceLabel,
-    LocatedChunks,
-    ResolvedEvidence,
-    check_unlocated,
-    chunk_hits,
-    locate_chunks,
-    resolve_labels,
-)
+from gaia_eval.retrieval.evidence import ResolvedEvidence, check_unlocated, chunk_hits
+from gaia_eval.retrieval.indexing import Indexed, index_dataset, resolve
 from gaia_eval.retrieval.models import (
     DENSE_DEPTH,
     DatasetSetup,
-    DocumentStats,
-    FailedDocument,
     HardCase,
-    IndexStats,
     QuestionResult,
     RagItem,
     SystemSettings,
 )
-from gaia_eval.retrieval.rss import RssSampler
-from gaia_eval.retrieval.summary import HARD_PREFIX
 from gaia_eval.retrieval.systems import SystemMaker
-from gaia_eval.systems.rag.protocol import Retriever, SearchHit
+from gaia_eval.systems.rag.protocol import SearchHit
 
 if TYPE_CHECKING:
     from gaia_eval.core.gate import GateRules
@@ -61,10 +46,8 @@ if TYPE_CHECKING:
     from gaia_eval.core.results import Envelope, Header
 
 SUITE = "retrieval-rag"
-INDEXED_STATUSES = frozenset({"indexed", "cached", "degraded"})
 # Comparable fields a --system retriever reports only once built.
 PLUGIN_PENDING = ("embedder", "model", "VLM on")
-_MB = 2**20
 
 
 @dataclass(frozen=True)
@@ -78,18 +61,6 @@ class DatasetSource:
 
     def load(self) -> Dataset:
         return load_beir(self.path) if self.kind == "beir" else load_dataset(self.path)
-
-
-@dataclass
-class _Indexed:
-    """One dataset's index as the queries need it."""
-
-    system: Retriever
-    paths: dict[str, Path]
-    doc_of_path: dict[str, str]
-    texts: dict[str, DocumentText] = field(default_factory=dict)
-    located: dict[str, LocatedChunks] = field(default_factory=dict)
-    resolved: dict[str, list[ResolvedEvidence] | None] = field(default_factory=dict)
 
 
 def questions_digest(ds: Dataset) -> str:
@@ -129,7 +100,7 @@ class RagSuite(Suite):
         self.embedder = embedder
         self.hard_cases = hard_cases
         self._loaded: list[Dataset] | None = None
-        self._indexed: dict[str, _Indexed] = {}
+        self._indexed: dict[str, Indexed] = {}
         self._work: Path | None = None
 
     # ---- definition ----------------------------------------------------------------------
@@ -187,7 +158,9 @@ class RagSuite(Suite):
         if self.hard_cases:
             out += [
                 Item(
-                    f"{HARD_PREFIX}{fn.__name__}", definition=["hard_case", fn.__name__], payload=fn
+                    f"{summary.HARD_PREFIX}{fn.__name__}",
+                    definition=["hard_case", fn.__name__],
+                    payload=fn,
                 )
                 for fn in hard_cases.PR_CASES
             ]
@@ -216,7 +189,7 @@ class RagSuite(Suite):
         for n in sorted(wanted):
             self._indexed[loaded[n].id] = self._set_up(ctx, loaded[n], self._work / f"dataset-{n}")
 
-    def _set_up(self, ctx: RunContext, ds: Dataset, work: Path) -> _Indexed:
+    def _set_up(self, ctx: RunContext, ds: Dataset, work: Path) -> Indexed:
         t0 = time.perf_counter()
         system = self.maker.make(work / "cache")
         load_s = time.perf_counter() - t0
@@ -225,7 +198,7 @@ class RagSuite(Suite):
         for doc, path in paths.items():
             doc_of_path[str(path)] = doc
             doc_of_path.setdefault(str(path.resolve()), doc)
-        idx = _Indexed(system, paths, doc_of_path)
+        idx = Indexed(system, paths, doc_of_path)
         self._indexed[ds.id] = idx  # closed by teardown, even if the rest fails
         info = system.info()
         ctx.setup["system"] = SystemSettings(
@@ -242,11 +215,11 @@ class RagSuite(Suite):
             settings=self._settings(info.vlm is not None),
         )
         cache = work / "cache" if self.maker.reference else None
-        stats = _index(ds, idx, load_s, cache)
+        stats = index_dataset(ds, idx, load_s, cache)
         ctx.setup[f"index/{ds.id}"] = stats.model_dump(mode="json")
         # Abort when the chunker no longer matches the text: every score would be wrong.
         check_unlocated(stats.chunks, stats.unlocated_chunks)
-        idx.resolved = _resolve(ds, idx)
+        idx.resolved = resolve(ds, idx)
         return idx
 
     def teardown(self) -> None:
@@ -302,205 +275,43 @@ class RagSuite(Suite):
         )
         return hard_cases.run_case(fn, hc)
 
-    # ---- reading results: summary.py, gate.py, report.py ---------------------------------
+    # ---- reading results (files alone): summary.py, gate.py, report.py ---------------
 
     @classmethod
     def summarise(cls, env: Envelope) -> BaseModel:
-        from gaia_eval.retrieval.summary import summarise
-
-        return summarise(env)
+        return summary.summarise(env)
 
     @classmethod
     def comparable_fields(cls, header: Header) -> dict[str, Any]:
-        from gaia_eval.retrieval.gate import comparable_fields
-
-        return comparable_fields(header)
+        return gate.comparable_fields(header)
 
     @classmethod
     def gate_rules(cls) -> GateRules:
-        from gaia_eval.retrieval.gate import rules
-
-        return rules()
+        return gate.rules()
 
     @classmethod
     def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        from gaia_eval.retrieval.gate import metrics
-
-        return metrics(env)
+        return gate.metrics(env)
 
     @classmethod
     def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        from gaia_eval.retrieval.gate import checks
-
-        return checks(env)
+        return gate.checks(env)
 
     @classmethod
     def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
-        from gaia_eval.retrieval.gate import extra
-
-        return extra(baseline, current)
+        return gate.extra(baseline, current)
 
     @classmethod
     def warnings(cls, env: Envelope) -> list[str]:
-        from gaia_eval.retrieval.report import warnings
-
-        return warnings(env)
+        return report.warnings(env)
 
     @classmethod
     def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        from gaia_eval.retrieval.report import headline
-
-        return headline(env)
+        return report.headline(env)
 
     @classmethod
     def report_sections(cls, env: Envelope) -> list[Section]:
-        from gaia_eval.retrieval.report import sections
-
-        return sections(env)
-
-
-# ---- indexing ----------------------------------------------------------------------------
-
-
-def _folder_mb(folder: Path) -> float:
-    total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    return round(total / _MB, 3)
-
-
-def _describe(err: BaseException) -> str:
-    return f"{type(err).__name__}: {str(err) or repr(err)}"[:300]
-
-
-def _index(ds: Dataset, idx: _Indexed, load_s: float, cache: Path | None) -> IndexStats:
-    required = {ev.doc for q in ds.questions for ev in q.evidence}
-    per_doc: list[DocumentStats] = []
-    failed: list[FailedDocument] = []
-    degraded: list[str] = []
-    index_s = 0.0
-    with RssSampler() as rss:
-        for ref in track(ds.documents, f"indexing {ds.id}"):
-            path = idx.paths[ref.id]
-            t0 = time.perf_counter()
-            try:
-                res = idx.system.index(path)
-            except (InfrastructureError, KeyboardInterrupt):
-                raise  # an outage is never a document failure
-            except Exception as err:  # the system under test crashed on this document
-                seconds = time.perf_counter() - t0
-                error: str | None = _describe(err)
-                per_doc.append(
-                    DocumentStats(
-                        doc=ref.id,
-                        status="error",
-                        seconds=round(seconds, 4),
-                        chunks=0,
-                        pages=0,
-                        from_cache=False,
-                        bytes=path.stat().st_size,
-                        error=error,
-                    )
-                )
-                failed.append(
-                    FailedDocument(
-                        doc=ref.id, required=ref.id in required, status="error", error=error
-                    )
-                )
-                index_s += seconds
-                continue
-            seconds = time.perf_counter() - t0
-            index_s += seconds
-            error = res.error[:300] if res.error else None
-            per_doc.append(
-                DocumentStats(
-                    doc=ref.id,
-                    status=res.status,
-                    seconds=round(seconds, 4),
-                    chunks=res.chunks,
-                    pages=res.pages,
-                    from_cache=res.from_cache,
-                    bytes=path.stat().st_size,
-                    error=error,
-                    notes=[n[:300] for n in res.notes],
-                )
-            )
-            if res.status not in INDEXED_STATUSES:
-                failed.append(
-                    FailedDocument(
-                        doc=ref.id, required=ref.id in required, status=res.status, error=error
-                    )
-                )
-            elif res.status == "degraded":
-                degraded.append(ref.id)
-
-    total_chunks = unlocated = text_bytes = 0
-    failed_ids = {f.doc for f in failed}
-    for ref in track(ds.documents, f"locating chunks of {ds.id}"):
-        if ref.id in failed_ids:
-            continue
-        path = idx.paths[ref.id]
-        text = DocumentText(ref.id, idx.system.extracted_text(path))
-        chunks = idx.system.chunks(path)
-        located = locate_chunks(text, chunks, set(idx.system.split_chunks(path)))
-        idx.texts[ref.id] = text
-        idx.located[ref.id] = located
-        total_chunks += len(chunks)
-        unlocated += located.unlocated
-        text_bytes += sum(len(c.encode("utf-8")) for c in chunks)
-
-    dim = _embedding_dim(idx.system)
-    indexed = len(ds.documents) - len(failed)
-    return IndexStats(
-        documents=len(ds.documents),
-        indexed=indexed,
-        failed=failed,
-        required_failed=sum(1 for f in failed if f.required),
-        degraded=degraded,
-        chunks=total_chunks,
-        embedding_dim=dim,
-        embedder_load_s=round(load_s, 3),
-        index_s=round(index_s, 3),
-        docs_per_s=round(indexed / index_s, 3) if index_s > 0 else 0.0,
-        chunks_per_s=round(total_chunks / index_s, 1) if index_s > 0 else 0.0,
-        rss_start_mb=round(rss.start_mb, 1),
-        rss_peak_mb=round(rss.peak_mb, 1),
-        rss_end_mb=round(rss.end_mb, 1),
-        rss_growth_mb=round(rss.peak_mb - rss.start_mb, 1),
-        vectors_mb=round(total_chunks * dim * 4 / _MB, 3) if dim else None,
-        chunk_text_mb=round(text_bytes / _MB, 3),
-        cache_on_disk_mb=_folder_mb(cache) if cache is not None else None,
-        unlocated_chunks=unlocated,
-        per_document=per_doc,
-    )
-
-
-def _embedding_dim(system: Retriever) -> int | None:
-    # Not part of the protocol: the reference system reports it in stats(); others may
-    # put it in info().extra.
-    stats = getattr(system, "stats", None)
-    if callable(stats):
-        value = stats().get("embedding_dim")
-        if isinstance(value, int):
-            return value
-    value = system.info().extra.get("embedding_dim")
-    return value if isinstance(value, int) else None
-
-
-def _resolve(ds: Dataset, idx: _Indexed) -> dict[str, list[ResolvedEvidence] | None]:
-    """Every question's evidence, resolved before the first query so a wrong label stops
-    the run at once. All labels in one call: the quotes of one document share a pass over
-    its text. None: an evidence document did not index (scored as a miss)."""
-    resolved: dict[str, list[ResolvedEvidence] | None] = {}
-    labels: list[EvidenceLabel] = []
-    for q in ds.questions:
-        if any(ev.doc not in idx.texts for ev in q.evidence):
-            resolved[q.id] = None
-            continue
-        labels.extend(EvidenceLabel(q.id, ev.doc, ev.quote, ev.page, ev.near) for ev in q.evidence)
-    by_question: dict[str, list[ResolvedEvidence]] = defaultdict(list)
-    for label, ev_resolved in zip(labels, resolve_labels(idx.texts, labels), strict=True):
-        by_question[label.question_id].append(ev_resolved)
-    resolved.update(by_question)
-    return resolved
+        return report.sections(env)
 
 
 # ---- scoring one question's hits ---------------------------------------------------------
@@ -513,7 +324,7 @@ def _first(flags: Iterable[bool]) -> int | None:
     return None
 
 
-def _hits(idx: _Indexed, hit: SearchHit, evidence: list[ResolvedEvidence]) -> bool:
+def _hits(idx: Indexed, hit: SearchHit, evidence: list[ResolvedEvidence]) -> bool:
     doc = idx.doc_of_path.get(hit.path)
     if doc is None:
         return False
@@ -525,7 +336,7 @@ def _hits(idx: _Indexed, hit: SearchHit, evidence: list[ResolvedEvidence]) -> bo
 
 
 def _first_hit(
-    idx: _Indexed, hits: list[SearchHit], evidence: list[ResolvedEvidence] | None
+    idx: Indexed, hits: list[SearchHit], evidence: list[ResolvedEvidence] | None
 ) -> int | None:
     if evidence is None:
         return None

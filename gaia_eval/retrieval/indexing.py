@@ -1,0 +1,186 @@
+"""Set-up of the RAG suite: index a dataset's documents, locate the chunks, resolve labels.
+
+Index build statistics (per-document status and timing, failed documents and whether they
+hold evidence, chunks, throughput, resident memory sampled in a thread, sizes) come from
+here; the runner records them in the run's setup and queries the resulting `Indexed`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.progress import track
+from gaia_eval.retrieval.dataset import Dataset
+from gaia_eval.retrieval.evidence import (
+    DocumentText,
+    EvidenceLabel,
+    LocatedChunks,
+    ResolvedEvidence,
+    locate_chunks,
+    resolve_labels,
+)
+from gaia_eval.retrieval.models import DocumentStats, FailedDocument, IndexStats
+from gaia_eval.retrieval.rss import RssSampler
+from gaia_eval.systems.rag.protocol import Retriever
+
+INDEXED_STATUSES = frozenset({"indexed", "cached", "degraded"})
+_MB = 2**20
+
+
+@dataclass
+class Indexed:
+    """One dataset's index as the queries need it."""
+
+    system: Retriever
+    paths: dict[str, Path]
+    doc_of_path: dict[str, str]
+    texts: dict[str, DocumentText] = field(default_factory=dict)
+    located: dict[str, LocatedChunks] = field(default_factory=dict)
+    resolved: dict[str, list[ResolvedEvidence] | None] = field(default_factory=dict)
+
+
+def _folder_mb(folder: Path) -> float:
+    total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    return round(total / _MB, 3)
+
+
+def _describe(err: BaseException) -> str:
+    return f"{type(err).__name__}: {str(err) or repr(err)}"[:300]
+
+
+def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) -> IndexStats:
+    """Index every document (a crash on one is that document's failure, an outage stops
+    the run), then locate every chunk in its document's text; the dataset's statistics."""
+    required = {ev.doc for q in ds.questions for ev in q.evidence}
+    per_doc: list[DocumentStats] = []
+    failed: list[FailedDocument] = []
+    degraded: list[str] = []
+    index_s = 0.0
+    with RssSampler() as rss:
+        for ref in track(ds.documents, f"indexing {ds.id}"):
+            path = idx.paths[ref.id]
+            t0 = time.perf_counter()
+            try:
+                res = idx.system.index(path)
+            except (InfrastructureError, KeyboardInterrupt):
+                raise  # an outage is never a document failure
+            except Exception as err:  # the system under test crashed on this document
+                seconds = time.perf_counter() - t0
+                error: str | None = _describe(err)
+                per_doc.append(
+                    DocumentStats(
+                        doc=ref.id,
+                        status="error",
+                        seconds=round(seconds, 4),
+                        chunks=0,
+                        pages=0,
+                        from_cache=False,
+                        bytes=path.stat().st_size,
+                        error=error,
+                    )
+                )
+                failed.append(
+                    FailedDocument(
+                        doc=ref.id, required=ref.id in required, status="error", error=error
+                    )
+                )
+                index_s += seconds
+                continue
+            seconds = time.perf_counter() - t0
+            index_s += seconds
+            error = res.error[:300] if res.error else None
+            per_doc.append(
+                DocumentStats(
+                    doc=ref.id,
+                    status=res.status,
+                    seconds=round(seconds, 4),
+                    chunks=res.chunks,
+                    pages=res.pages,
+                    from_cache=res.from_cache,
+                    bytes=path.stat().st_size,
+                    error=error,
+                    notes=[n[:300] for n in res.notes],
+                )
+            )
+            if res.status not in INDEXED_STATUSES:
+                failed.append(
+                    FailedDocument(
+                        doc=ref.id, required=ref.id in required, status=res.status, error=error
+                    )
+                )
+            elif res.status == "degraded":
+                degraded.append(ref.id)
+
+    total_chunks = unlocated = text_bytes = 0
+    failed_ids = {f.doc for f in failed}
+    for ref in track(ds.documents, f"locating chunks of {ds.id}"):
+        if ref.id in failed_ids:
+            continue
+        path = idx.paths[ref.id]
+        text = DocumentText(ref.id, idx.system.extracted_text(path))
+        chunks = idx.system.chunks(path)
+        located = locate_chunks(text, chunks, set(idx.system.split_chunks(path)))
+        idx.texts[ref.id] = text
+        idx.located[ref.id] = located
+        total_chunks += len(chunks)
+        unlocated += located.unlocated
+        text_bytes += sum(len(c.encode("utf-8")) for c in chunks)
+
+    dim = _embedding_dim(idx.system)
+    indexed = len(ds.documents) - len(failed)
+    return IndexStats(
+        documents=len(ds.documents),
+        indexed=indexed,
+        failed=failed,
+        required_failed=sum(1 for f in failed if f.required),
+        degraded=degraded,
+        chunks=total_chunks,
+        embedding_dim=dim,
+        embedder_load_s=round(load_s, 3),
+        index_s=round(index_s, 3),
+        docs_per_s=round(indexed / index_s, 3) if index_s > 0 else 0.0,
+        chunks_per_s=round(total_chunks / index_s, 1) if index_s > 0 else 0.0,
+        rss_start_mb=round(rss.start_mb, 1),
+        rss_peak_mb=round(rss.peak_mb, 1),
+        rss_end_mb=round(rss.end_mb, 1),
+        rss_growth_mb=round(rss.peak_mb - rss.start_mb, 1),
+        vectors_mb=round(total_chunks * dim * 4 / _MB, 3) if dim else None,
+        chunk_text_mb=round(text_bytes / _MB, 3),
+        cache_on_disk_mb=_folder_mb(cache) if cache is not None else None,
+        unlocated_chunks=unlocated,
+        per_document=per_doc,
+    )
+
+
+def _embedding_dim(system: Retriever) -> int | None:
+    # Not part of the protocol: the reference system reports it in stats(); others may
+    # put it in info().extra.
+    stats = getattr(system, "stats", None)
+    if callable(stats):
+        value = stats().get("embedding_dim")
+        if isinstance(value, int):
+            return value
+    value = system.info().extra.get("embedding_dim")
+    return value if isinstance(value, int) else None
+
+
+def resolve(ds: Dataset, idx: Indexed) -> dict[str, list[ResolvedEvidence] | None]:
+    """Every question's evidence, resolved before the first query so a wrong label stops
+    the run at once. All labels in one call: the quotes of one document share a pass over
+    its text. None: an evidence document did not index (scored as a miss)."""
+    resolved: dict[str, list[ResolvedEvidence] | None] = {}
+    labels: list[EvidenceLabel] = []
+    for q in ds.questions:
+        if any(ev.doc not in idx.texts for ev in q.evidence):
+            resolved[q.id] = None
+            continue
+        labels.extend(EvidenceLabel(q.id, ev.doc, ev.quote, ev.page, ev.near) for ev in q.evidence)
+    by_question: dict[str, list[ResolvedEvidence]] = defaultdict(list)
+    for label, ev_resolved in zip(labels, resolve_labels(idx.texts, labels), strict=True):
+        by_question[label.question_id].append(ev_resolved)
+    resolved.update(by_question)
+    return resolved
