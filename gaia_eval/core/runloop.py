@@ -398,13 +398,19 @@ def _plan(state: _Run, label: str) -> tuple[Header, list[Item]]:
         state.setup = dict(state.previous.setup)
         done = set(state.records)
         prev = state.previous.header
-        # The recorded specs were checked equal above, except those setup learns (a
-        # plug-in's embedder): take them from the recorded run until setup learns them again.
+        # What setup learns (a plug-in's embedder) is unknown (None) until it runs again, and
+        # it may not run (nothing left to do): fill those from the recorded run.
+        specs = {
+            k: getattr(prev, k)
+            for k in ("system", "embedder", "model", "judge")
+            if getattr(header, k) is None
+        }
+        known = {k: v for k, v in header.settings.items() if v is not None}
         header = header.model_copy(
             update={
                 "run": prev.run.model_copy(update={"argv": req.argv}),
-                **{k: getattr(prev, k) for k in ("system", "embedder", "model", "judge")},
-                "settings": dict(prev.settings),
+                **specs,
+                "settings": {**prev.settings, **known},
             }
         )
     return header, [i for i in asked if i.id not in done]
