@@ -134,8 +134,10 @@ def shown(
         system += [render(i) for i in upcoming]
     in_system = {i.id for i in profile} | {i.id for i in upcoming}
     pool = [i for i in items if i.id not in in_system]
-    # A request that names a repository sees that repository's lessons only.
+    # Items about someone else (a sister, a dog) are shown when the request names them.
     asked = term_set(request)
+    pool = [i for i in pool if i.subject == "user" or term_set(i.subject) & asked]
+    # A request that names a repository sees that repository's lessons only.
     named = {i.scope for i in pool if i.kind == "lesson" and i.scope and term_set(i.scope) <= asked}
     if named:
         pool = [i for i in pool if i.kind != "lesson" or i.scope in named]
