@@ -11,8 +11,9 @@ from gaia_eval.core.errors import InvalidInputError
 T = TypeVar("T")
 
 
-def load_factory(spec: str, flag: str = "--system") -> Any:
-    """Import `module:factory` and call the factory with no arguments."""
+def resolve_factory(spec: str, flag: str = "--system") -> Any:
+    """The callable a `module:factory` string names, not yet called (for suites that need
+    a fresh system per unit of work, e.g. one memory agent per chat)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         msg = f"{flag} {spec!r}: expected 'module:factory', e.g. 'mypkg.retriever:make'"
@@ -32,7 +33,12 @@ def load_factory(spec: str, flag: str = "--system") -> Any:
     if not callable(factory):
         msg = f"{flag} {spec!r}: {attr!r} is not callable"
         raise InvalidInputError(msg)
-    return factory()
+    return factory
+
+
+def load_factory(spec: str, flag: str = "--system") -> Any:
+    """Import `module:factory` and call the factory with no arguments."""
+    return resolve_factory(spec, flag)()
 
 
 def load_system(spec: str, protocol: type[T], flag: str = "--system") -> T:

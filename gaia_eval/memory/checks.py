@@ -56,9 +56,9 @@ def state_at(row: Row, at: datetime) -> str:
         return "forgotten"
     if row.valid_from is not None and row.valid_from > at:
         return "future"
-    if row.superseded_by is not None or row.state == "superseded":
-        if row.superseded_at is None or row.superseded_at <= at:
-            return "superseded"
+    replaced = row.superseded_by is not None or row.state == "superseded"
+    if replaced and (row.superseded_at is None or row.superseded_at <= at):
+        return "superseded"
     return "current"
 
 
@@ -79,7 +79,7 @@ def row_matches(check: StoreCheckSpec, row: Row, at: datetime) -> bool:
         return False
     if check.kind is not None and row.kind != check.kind:
         return False
-    if check.source != "any" and row.source != check.source:
+    if check.source not in ("any", row.source):
         return False
     if check.state != "any" and state_at(row, at) != check.state:
         return False

@@ -43,9 +43,7 @@ class ScriptedExtractor:
             for turn in chat.turns:
                 cands = [candidate_of(e, turn.at) for e in turn.extract]
                 self._answers[(chat.id, turn.user)].append(cands)
-        self._merges = {
-            frozenset(norm_key(v) for v in c.values): c for c in scenario.consolidate
-        }
+        self._merges = {frozenset(norm_key(v) for v in c.values): c for c in scenario.consolidate}
         self.unmatched = 0
         """Turns the system asked about that the script has no answer for."""
 

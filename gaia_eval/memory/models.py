@@ -10,7 +10,9 @@ from pydantic import Field
 
 from gaia_eval.core.models import ResultModel
 
-CheckKind = Literal["must_show", "must_not_show", "store_must", "store_must_not", "answer_must", "judge"]
+CheckKind = Literal[
+    "must_show", "must_not_show", "store_must", "store_must_not", "answer_must", "judge"
+]
 METRIC_OF: dict[str, str] = {
     "must_show": "shown_recall",
     "must_not_show": "shown_clean",
@@ -39,7 +41,7 @@ class CheckResult(ResultModel):
     """True when the check held."""
     detail: str = ""
     """Why it failed, in a line: what was missing, or what was found that should not be."""
-    held: list[str] = []
+    held: list[str] = Field(default_factory=list)
     """What the store held about the label when the check failed (rows, with states)."""
 
 

@@ -232,7 +232,9 @@ class Replay:
         base = f"{self.scenario.id}/{probe.id}"
         out: list[CheckResult] = []
 
-        def add(check: Any, n: int, label: str, passed: bool, detail: str, held: list[str]) -> None:
+        def add(
+            check: Any, n: int, label: str, passed: bool, *, detail: str, held: list[str]
+        ) -> None:
             out.append(
                 CheckResult(
                     id=f"{base}/{check}/{n}", probe=probe.id, kind=spec.kind, check=check,
@@ -244,27 +246,28 @@ class Replay:
         text = shown.text
         for n, label in enumerate(spec.must_show):
             name = " | ".join(label_alternatives(label))
-            add("must_show", n, name, found(label, text), f"not shown: {name}", [])
+            add("must_show", n, name, found(label, text), detail=f"not shown: {name}", held=[])
         for n, label in enumerate(spec.must_not_show):
             name = " | ".join(label_alternatives(label))
-            add("must_not_show", n, name, not found(label, text), f"shown: {name}", [])
+            add("must_not_show", n, name, not found(label, text), detail=f"shown: {name}", held=[])
         for n, check in enumerate(spec.store_must):
             hit = any(row_matches(check, r, at) for r in rows)
             held = relevant_rows(check, rows, at)
-            add("store_must", n, describe_check(check), hit, "no row matches", held)
+            add("store_must", n, describe_check(check), hit, detail="no row matches", held=held)
         for n, check in enumerate(spec.store_must_not):
             bad = [r for r in rows if row_matches(check, r, at)]
             held = relevant_rows(check, rows, at)
             detail = f"{len(bad)} row(s) match: {', '.join(r.id for r in bad)}"
-            add("store_must_not", n, describe_check(check), not bad, detail, held)
+            add("store_must_not", n, describe_check(check), not bad, detail=detail, held=held)
         if answer is not None:
             for n, label in enumerate(spec.answer_must):
                 name = " | ".join(label_alternatives(label))
-                add("answer_must", n, name, found(label, answer), f"answer lacks: {name}", [])
+                lacks = f"answer lacks: {name}"
+                add("answer_must", n, name, found(label, answer), detail=lacks, held=[])
             if self.judge is not None and spec.answer_must:
                 facts = [label_alternatives(a)[0] for a in spec.answer_must]
                 ok, why = self.judge(spec.request, answer, facts)
-                add("judge", 0, "; ".join(facts), ok, why, [])
+                add("judge", 0, "; ".join(facts), ok, detail=why, held=[])
         return out
 
     def _final_rows(self, clock: SimClock) -> list[TimelineRow]:

@@ -1,0 +1,243 @@
+"""The memory benchmark as a suite on the engine: items, one item's run, summary.
+
+An item is one scenario (in `full --repeats N`, one repeat of it: `<scenario>#<k>`). Not a
+probe: a probe's truth depends on every chat before it on one shared database, so a probe
+cannot run alone; a scenario can, on a fresh database. That makes `--resume` (a finished
+scenario is kept, an unfinished one re-runs from its first chat) and `--shard` (scenarios
+split across machines) meaningful, while the gate still compares check by check.
+
+`pr`: the scripted extractor (each scenario's `extract` answers), hashed word vectors,
+deterministic, seconds; gated against `baselines/memory/pr.json`. `full`: a model spec
+extracts, consolidates and answers (default `local`), with the real embedder; never gated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.gate import GateRules
+from gaia_eval.core.report import Section
+from gaia_eval.core.results import Envelope
+from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
+from gaia_eval.embed import Embedder
+from gaia_eval.memory import gate as memory_gate
+from gaia_eval.memory.models import ScenarioResult
+from gaia_eval.memory.scenario import DATA_DIR, Scenario, load_scenario, scenario_paths
+from gaia_eval.memory.summary import MemorySummary, pct, summarise
+from gaia_eval.systems.memory.protocol import Memory, MemoryTools
+
+Tier = Literal["pr", "full"]
+REFERENCE = "reference"
+PR_EMBEDDER = "hash"
+FULL_EMBEDDER = "onnx:all-MiniLM-L6-v2-int8"
+DEFAULT_MODEL = "local"
+_PROTOCOL = ("info", "open", "upkeep", "process_turn", "remember", "update", "forget", "shown",
+             "dump", "close")  # fmt: skip
+
+
+def system_factory(spec: str | None) -> Callable[[], Memory]:
+    """The factory `--system` names (the reference system when None); its product is
+    checked against the Memory protocol once, here, so a wrong plug-in is exit 2."""
+    if spec is None or spec == REFERENCE:
+        from gaia_eval.systems.memory import make
+
+        return make
+    from gaia_eval.core.plugins import resolve_factory
+
+    factory = resolve_factory(spec)
+    probe = factory()
+    if not isinstance(probe, Memory):
+        need = [m for m in _PROTOCOL if not callable(getattr(probe, m, None))]
+        msg = (
+            f"--system {spec!r}: the factory returned a {type(probe).__name__}, which lacks "
+            f"{', '.join(need) or 'the Memory protocol'}; see gaia_eval.systems.memory.protocol"
+        )
+        raise InvalidInputError(msg)
+    return factory  # type: ignore[no-any-return]
+
+
+class MemorySuite(Suite):
+    name = "memory"
+    title = "Memory benchmark"
+    item_model = ScenarioResult
+    item_noun = "scenario"
+
+    def __init__(
+        self,
+        tier: Tier = "pr",
+        *,
+        scenarios: Sequence[str] | None = None,
+        system: str | None = None,
+        model: str | None = None,
+        embedder: str | None = None,
+        judge: str | None = None,
+        repeats: int = 1,
+        data_dir: Path = DATA_DIR,
+    ) -> None:
+        if tier not in ("pr", "full"):
+            msg = f"--suite {tier!r}: choose pr or full"
+            raise InvalidInputError(msg)
+        if repeats < 1 or (tier == "pr" and repeats != 1):
+            msg = f"--repeats {repeats}: pr is deterministic (1 repeat); full takes 1 or more"
+            raise InvalidInputError(msg)
+        if tier == "pr" and (model or judge):
+            msg = "--model and --judge are for --suite full; pr uses the scripted extractor"
+            raise InvalidInputError(msg)
+        self.tier: Tier = tier
+        self.system_spec = system or REFERENCE
+        self.factory = system_factory(system)
+        self.embedder_spec = embedder or (PR_EMBEDDER if tier == "pr" else FULL_EMBEDDER)
+        self.model_spec = (model or DEFAULT_MODEL) if tier == "full" else None
+        self.judge_spec = judge
+        self.repeats = repeats
+        self.data_dir = data_dir
+        self.asked = list(scenarios or [])
+        self._embedder: Embedder | None = None
+        self._scenarios = self._load()
+
+    # ---- items ------------------------------------------------------------------------
+
+    def _load(self) -> dict[str, tuple[Scenario, str]]:
+        shipped = {p.stem: p for p in scenario_paths(self.data_dir)}
+        paths = dict(shipped)
+        for name in self.asked:
+            if name in shipped:
+                continue
+            path = Path(name)
+            if path.suffix in (".yaml", ".yml") and path.is_file():
+                paths[path.stem] = path
+            else:
+                known = ", ".join(shipped)
+                msg = f"--scenarios: no scenario {name!r}; known: {known} (or a .yaml path)"
+                raise InvalidInputError(msg)
+        out = {}
+        for sid, path in sorted(paths.items()):
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            out[sid] = (load_scenario(path), digest)
+        return out
+
+    @property
+    def scenarios(self) -> list[Scenario]:
+        return [sc for sc, _ in self._scenarios.values()]
+
+    def _item_id(self, sid: str, repeat: int) -> str:
+        return sid if self.repeats == 1 else f"{sid}#{repeat}"
+
+    def items(self) -> list[Item]:
+        return [
+            Item(
+                self._item_id(sid, k),
+                definition={"scenario": sid, "sha256": digest, "repeat": k},
+                payload=(sc, k),
+            )
+            for sid, (sc, digest) in self._scenarios.items()
+            for k in range(1, self.repeats + 1)
+        ]
+
+    def select(self, items: Sequence[Item]) -> Sequence[Item]:
+        if not self.asked:
+            return items
+        wanted = {Path(n).stem if n.endswith((".yaml", ".yml")) else n for n in self.asked}
+        return [i for i in items if i.payload[0].id in wanted]
+
+    def header_fields(self) -> HeaderFields:
+        return HeaderFields(
+            tier=self.tier,
+            system=self.system_spec,
+            embedder=self.embedder_spec,
+            model=self.model_spec,
+            judge=self.judge_spec,
+            settings={
+                "extractor": "scripted" if self.tier == "pr" else "model",
+                "repeats": self.repeats,
+            },
+        )
+
+    # ---- running ----------------------------------------------------------------------
+
+    def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
+        from gaia_eval.embed import describe, from_spec
+
+        self._embedder = from_spec(self.embedder_spec)
+        ctx.setup["embedder"] = describe(self._embedder)
+
+    def _tools(self, scenario: Scenario) -> tuple[MemoryTools, Any, Any]:
+        assert self._embedder is not None
+        if self.tier == "pr":
+            from gaia_eval.memory.extractors import ScriptedExtractor
+
+            return MemoryTools(ScriptedExtractor(scenario), self._embedder), None, None
+        from gaia_eval.llm.spec import parse_model_spec
+        from gaia_eval.memory.model import ModelAnswerer, ModelExtractor, ModelJudge
+
+        assert self.model_spec is not None
+        spec = parse_model_spec(self.model_spec)
+        extractor = ModelExtractor(spec)
+        answerer = ModelAnswerer(spec, extractor.tokens)
+        judge = (
+            ModelJudge(parse_model_spec(self.judge_spec, "--judge")) if self.judge_spec else None
+        )
+        return MemoryTools(extractor, self._embedder), answerer, judge
+
+    def run_item(self, item: Item, ctx: RunContext) -> ScenarioResult:
+        from gaia_eval.memory.replay import Replay
+
+        scenario, repeat = item.payload
+        folder = Path(ctx.setup["_temp"]) / "memory"
+        folder.mkdir(parents=True, exist_ok=True)
+        db = folder / f"{scenario.id}-{repeat}.db"
+        for leftover in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            leftover.unlink(missing_ok=True)  # a resumed scenario starts from its first chat
+        tools, answerer, judge = self._tools(scenario)
+        return Replay(
+            scenario, self.factory, tools, db, repeat=repeat, answerer=answerer, judge=judge
+        ).run()
+
+    # ---- reading results ----------------------------------------------------------------
+
+    @classmethod
+    def results(cls, env: Envelope) -> list[ScenarioResult]:
+        return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
+
+    @classmethod
+    def summarise(cls, env: Envelope) -> MemorySummary:
+        return summarise(cls.results(env))
+
+    @classmethod
+    def gate_rules(cls) -> GateRules:
+        return memory_gate.RULES
+
+    @classmethod
+    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
+        return memory_gate.checks(env)
+
+    @classmethod
+    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
+        s = MemorySummary.model_validate(env.summary)
+        o = s.overall
+        rows = [
+            ("checks passed", pct(o.checks)),
+            ("shown recall", pct(o.shown_recall)),
+            ("shown clean", pct(o.shown_clean)),
+            ("store accuracy", pct(o.store_accuracy)),
+        ]
+        if o.answer_accuracy.total:
+            rows.append(("answer accuracy", pct(o.answer_accuracy)))
+        if s.shown_tokens.mean is not None:
+            rows.append(
+                (
+                    "shown tokens per probe",
+                    f"{s.shown_tokens.mean:.0f} mean, {s.shown_tokens.max} max",
+                )
+            )
+        return rows
+
+    @classmethod
+    def report_sections(cls, env: Envelope) -> list[Section]:
+        from gaia_eval.memory.report import sections
+
+        return sections(env, cls.results(env), MemorySummary.model_validate(env.summary))
