@@ -353,8 +353,7 @@ def _resolve_turns(
         for ei, ex in enumerate(ts.extract):
             _check_times(path, f"{twhere}: field 'extract[{ei}]'", ex, t_at)
         calls = [
-            _call(path, f"{twhere}: field 'calls[{k}]'", c, labels, t_at)
-            for k, c in enumerate(ts.calls)
+            _call(path, twhere, f"calls[{k}]", c, labels, t_at) for k, c in enumerate(ts.calls)
         ]
         turns.append(
             Turn(
@@ -388,19 +387,26 @@ def _check_times(path: Path, where: str, ex: ExtractSpec, base: datetime) -> Non
         pass  # a reminder mentioned in passing: allowed, the system must not act on it
 
 
-def _call(path: Path, where: str, raw: dict[str, Any], labels: set[str], at: datetime) -> Call:
+def _call(
+    path: Path, where: str, field: str, raw: dict[str, Any], labels: set[str], at: datetime
+) -> Call:
+    """One explicit call; `where` names chat and turn, `field` the call (`calls[0]`)."""
+
+    def fail(sub: str, problem: str) -> InvalidInputError:
+        return _fail(path, f"{where}: field '{field}{sub}'", problem)
+
     if len(raw) != 1:
         msg = f"a call is one of {', '.join(CALLS)} with its arguments, got keys {sorted(raw)}"
-        raise _fail(path, where, msg)
+        raise fail("", msg)
     ((op, args),) = raw.items()
     if op not in CALLS:
-        raise _fail(path, where, f"unknown call {op!r}; use remember, update or forget")
+        raise fail("", f"unknown call {op!r}; use remember, update or forget")
     if not isinstance(args, dict):
-        raise _fail(path, f"{where}.{op}", "expected a mapping of arguments")
+        raise fail(f".{op}", "expected a mapping of arguments")
     try:
         if op == "remember":
             item = RememberSpec.model_validate(args)
-            _check_times(path, f"{where}.remember", item, at)
+            _check_times(path, f"{where}: field '{field}.remember'", item, at)
             if item.as_:
                 labels.add(item.as_)
             plain = ExtractSpec.model_validate(item.model_dump(exclude={"as_"}))
@@ -408,17 +414,16 @@ def _call(path: Path, where: str, raw: dict[str, Any], labels: set[str], at: dat
         target = TargetSpec.model_validate(args)
     except ValidationError as err:
         first = err.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise _fail(path, f"{where}.{op}.{field}", first["msg"]) from err
+        sub = ".".join(str(p) for p in first["loc"])
+        raise fail(f".{op}.{sub}", first["msg"]) from err
     if (target.item is None) == (target.query is None):
-        raise _fail(path, f"{where}.{op}", "give exactly one of item (a remember label) or query")
+        raise fail(f".{op}", "give exactly one of item (a remember label) or query")
     if target.item is not None and target.item not in labels:
-        msg = f"item {target.item!r} names no earlier remember call's `as` label"
-        raise _fail(path, f"{where}.{op}.item", msg)
+        raise fail(f".{op}.item", f"item {target.item!r} names no earlier remember's `as` label")
     if op == "update" and not target.value:
-        raise _fail(path, f"{where}.update.value", "an update needs the new value")
+        raise fail(".update.value", "an update needs the new value")
     if op == "forget" and target.value is not None:
-        raise _fail(path, f"{where}.forget.value", "forget takes no value")
+        raise fail(".forget.value", "forget takes no value")
     return Call(op=op, target=target.item, query=target.query, value=target.value)  # type: ignore[arg-type]
 
 
@@ -489,13 +494,13 @@ def _resolve_probes(
                     raise _fail(path, f"{where}: field '{field}[{li}]'", msg)
         for field in ("store_must", "store_must_not"):
             for li, check in enumerate(getattr(ps, field)):
-                if not any((check.attribute, check.value, check.kind, check.status)):
+                if not any((check.subject, check.attribute, check.value, check.kind, check.status)):
                     raise _fail(
                         path,
                         f"{where}: field '{field}[{li}]'",
-                        "a store check needs attribute, value, kind or status",
+                        "a store check needs subject, attribute, value, kind or status",
                     )
-                for name in ("attribute", "value"):
+                for name in ("subject", "attribute", "value"):
                     text = getattr(check, name)
                     if text and not _mentioned(text, before):
                         msg = _unmentioned(text, at)

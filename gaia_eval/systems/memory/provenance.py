@@ -55,7 +55,9 @@ _OTHER_WORDS = re.compile(
     r"\b(says|said|wrote|writes|texted|message|replied|quote|forwarded)\b", re.IGNORECASE
 )
 _QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+# A sentence ends at . ! or ? before whitespace (so "Harbor!2291", "3.5" and "./..." stay
+# whole) or at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 _ABOUT = re.compile(
     r"^\s*(?:and |but |also |oh,? |so |btw,? )?my (?P<rel>" + "|".join(RELATIONS) + r")\b",
     re.IGNORECASE,
@@ -82,8 +84,8 @@ class Segment:
 
 def _sentences(text: str, source: SegmentSource) -> list[Segment]:
     out = []
-    for m in _SENTENCE.finditer(text):
-        sentence = m.group(0).strip()
+    for part in _SENTENCE_END.split(text):
+        sentence = part.strip()
         if not sentence:
             continue
         src: SegmentSource = source

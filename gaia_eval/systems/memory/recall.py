@@ -20,7 +20,7 @@ from gaia_eval.embed import Embedder
 from gaia_eval.systems.memory.protocol import Shown
 from gaia_eval.systems.memory.store import Item, Store, iso, parse_iso
 from gaia_eval.systems.memory.temporal import asked_range
-from gaia_eval.systems.memory.text import expanded_terms, term_set
+from gaia_eval.systems.memory.text import expanded_terms, norm_key, term_set
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,18 @@ def _render_history(item: Item) -> str:
 
 
 def _score(
-    item: Item, query_vec: npt.NDArray[np.float32], query_terms: frozenset[str], s: RecallSettings
+    item: Item,
+    query_vec: npt.NDArray[np.float32],
+    query_terms: frozenset[str],
+    s: RecallSettings,
+    linked: frozenset[str],
 ) -> float:
     """Cosine plus keyword overlap: the larger share of the attribute's or the value's
-    terms the request holds (asking "where do I work" names the attribute, not the value)."""
+    terms the request holds (asking "where do I work" names the attribute, not the value);
+    an item about someone the request names by relation ("my manager") counts as named."""
     vec = item.vector()
     cos = float(vec @ query_vec) if vec is not None and vec.shape == query_vec.shape else 0.0
-    shares = []
+    shares = [1.0] if norm_key(item.subject) in linked else []
     for part in (f"{item.attribute} {item.scope or ''}", f"{item.subject} {item.value or ''}"):
         terms = term_set(part) - {"user"}
         if terms:
@@ -81,13 +86,17 @@ def _score(
 
 
 def _ranked(
-    items: list[Item], embedder: Embedder, request: str, s: RecallSettings
+    items: list[Item],
+    embedder: Embedder,
+    request: str,
+    s: RecallSettings,
+    linked: frozenset[str] = frozenset(),
 ) -> list[tuple[float, Item]]:
     if not items:
         return []
     query_vec = embedder.embed([request])[0]
     query_terms = expanded_terms(request)
-    scored = [(_score(i, query_vec, query_terms, s), i) for i in items]
+    scored = [(_score(i, query_vec, query_terms, s, linked), i) for i in items]
     scored = [(sc, i) for sc, i in scored if sc >= s.min_score]
     # Ties broken by recency then id, so the order is the same on every run.
     scored.sort(key=lambda p: (-round(p[0], 6), p[1].valid_from, p[1].id), reverse=False)
@@ -134,14 +143,24 @@ def shown(
         system += [render(i) for i in upcoming]
     in_system = {i.id for i in profile} | {i.id for i in upcoming}
     pool = [i for i in items if i.id not in in_system]
-    # Items about someone else (a sister, a dog) are shown when the request names them.
+    # Items about someone else (a sister, a dog) are shown when the request names them, or
+    # names the user's relation to them ("my manager" -> the manager's name).
     asked = term_set(request)
-    pool = [i for i in pool if i.subject == "user" or term_set(i.subject) & asked]
+    linked = frozenset(
+        norm_key(i.value or "")
+        for i in items
+        if i.subject == "user" and i.kind == "fact" and term_set(i.attribute) & asked
+    )
+    pool = [
+        i
+        for i in pool
+        if i.subject == "user" or term_set(i.subject) & asked or norm_key(i.subject) in linked
+    ]
     # A request that names a repository sees that repository's lessons only.
     named = {i.scope for i in pool if i.kind == "lesson" and i.scope and term_set(i.scope) <= asked}
     if named:
         pool = [i for i in pool if i.kind != "lesson" or i.scope in named]
-    context = [render(i) for _, i in _ranked(pool, embedder, request, s)[: s.top_k]]
+    context = [render(i) for _, i in _ranked(pool, embedder, request, s, linked)[: s.top_k]]
     lines = ["## Relevant memories", *context] if context else []
     span = asked_range(request, now)
     if span is not None:
