@@ -297,6 +297,8 @@ def _resolve(path: Path, raw: dict[str, Any], spec: ScenarioSpec) -> Scenario:
         start = resolve_time(spec.start, datetime(1970, 1, 1, tzinfo=UTC))
     except ValueError as err:
         raise _fail(path, "field 'start'", str(err)) from err
+    if isinstance(spec.start, date) and not isinstance(spec.start, datetime):
+        start = start.replace(hour=0)  # a start date is the day's beginning; offsets count from it
     chats: list[Chat] = []
     seen_ids: set[str] = set()
     labels: set[str] = set()
@@ -353,7 +355,8 @@ def _resolve_turns(
         for ei, ex in enumerate(ts.extract):
             _check_times(path, f"{twhere}: field 'extract[{ei}]'", ex, t_at)
         calls = [
-            _call(path, twhere, f"calls[{k}]", c, labels, t_at) for k, c in enumerate(ts.calls)
+            _call(path, twhere, f"calls[{k}]", c, labels=labels, at=t_at)
+            for k, c in enumerate(ts.calls)
         ]
         turns.append(
             Turn(
@@ -388,7 +391,7 @@ def _check_times(path: Path, where: str, ex: ExtractSpec, base: datetime) -> Non
 
 
 def _call(
-    path: Path, where: str, field: str, raw: dict[str, Any], labels: set[str], at: datetime
+    path: Path, where: str, field: str, raw: dict[str, Any], *, labels: set[str], at: datetime
 ) -> Call:
     """One explicit call; `where` names chat and turn, `field` the call (`calls[0]`)."""
 

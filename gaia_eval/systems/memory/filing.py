@@ -131,16 +131,19 @@ def file_item(
     chat_id: str | None,
     now: datetime,
     source: str = "user",
+    supersede: bool = True,
 ) -> str | None:
-    """Insert, supersede or reinforce; returns the id holding the candidate's value."""
+    """Insert, supersede or reinforce; returns the id holding the candidate's value.
+    `supersede=False` leaves older values current (only the broken control does that)."""
     key = item_key(c.kind, c.subject, c.attribute, c.scope)
     existing = store.current_by_key(c.kind, key)
     stamp = iso(now)
     assert stamp is not None
     if c.kind == "reminder":
         return _file_reminder(
-            store, embedder=embedder, c=c, key=key, existing=existing, chat_id=chat_id, stamp=stamp
-        )
+            store, embedder=embedder, c=c, key=key, existing=existing, chat_id=chat_id,
+            stamp=stamp, supersede=supersede,
+        )  # fmt: skip
     value_key = norm_key(c.value)
     for item in existing:
         if norm_key(item.value or "") == value_key:
@@ -156,7 +159,7 @@ def file_item(
         store, embedder=embedder, c=c, key=key, chat_id=chat_id, stamp=stamp,
         valid_from=valid_from, source=source,
     )  # fmt: skip
-    for item in existing:
+    for item in existing if supersede else []:
         # The old value stays, as history, until the new one became true.
         until = max(valid_from or stamp, item.valid_from)
         store.set(item.id, superseded_by=new_id, superseded_at=until)
@@ -205,6 +208,7 @@ def _file_reminder(
     existing: list[Item],
     chat_id: str | None,
     stamp: str,
+    supersede: bool,
 ) -> str | None:
     active = [i for i in existing if i.status in ("scheduled", "rescheduled")]
     if c.status in ("cancelled", "done"):
@@ -226,6 +230,6 @@ def _file_reminder(
         store, embedder=embedder, c=c, key=key, chat_id=chat_id, stamp=stamp,
         valid_from=stamp, source="user", status=status,
     )  # fmt: skip
-    for item in existing:
+    for item in existing if supersede else []:
         store.set(item.id, superseded_by=new_id, superseded_at=stamp)
     return new_id

@@ -31,6 +31,7 @@ class RecallSettings:
     profile_confidence: float = 0.85
     keyword_weight: float = 0.6
     reminder_grace: timedelta = timedelta(days=1)
+    planned_horizon: timedelta = timedelta(days=60)
 
 
 def visible_at(item: Item, now: str) -> bool:
@@ -162,6 +163,19 @@ def shown(
         pool = [i for i in pool if i.kind != "lesson" or i.scope in named]
     context = [render(i) for _, i in _ranked(pool, embedder, request, s, linked)[: s.top_k]]
     lines = ["## Relevant memories", *context] if context else []
+    # Planned changes (a move next month, a job that starts on Monday), marked as such.
+    soon = iso(now + s.planned_horizon) or ""
+    planned = [
+        i
+        for i in store.current()
+        if i.source == "user" and i.value is not None and stamp < i.valid_from <= soon
+    ]
+    ahead = [
+        f"{render(i)} (from {_date(i.valid_from)})"
+        for _, i in _ranked(planned, embedder, request, s)[: s.top_k]
+    ]
+    if ahead:
+        lines += ["## Planned", *ahead]
     span = asked_range(request, now)
     if span is not None:
         start, end = (iso(t) or "" for t in span)

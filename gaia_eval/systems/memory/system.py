@@ -28,7 +28,7 @@ from gaia_eval.systems.memory.protocol import (
     ToolCall,
     Turn,
 )
-from gaia_eval.systems.memory.provenance import looks_secret, split_turn
+from gaia_eval.systems.memory.provenance import Segment, looks_secret, split_turn
 from gaia_eval.systems.memory.recall import RecallSettings, shown
 from gaia_eval.systems.memory.store import Item, Store, iso, parse_iso
 from gaia_eval.systems.memory.text import STOPWORDS, content_terms, term_set, words
@@ -131,7 +131,7 @@ class ReferenceMemory:
         with self._transaction():
             started = self.store.chat_started(chat_id, stamp)
             for cand in candidates:
-                decision = filing.decide(cand, segments)
+                decision = self._decide(cand, segments)
                 self.decisions.append(
                     (f"{cand.subject}/{cand.attribute}={cand.value}", decision.reason)
                 )
@@ -140,9 +140,14 @@ class ReferenceMemory:
                 if filing.blocked(self.store, decision.candidate, started):
                     self.decisions[-1] = (self.decisions[-1][0], "forgotten (tombstone)")
                     continue
-                filing.file_item(
-                    self.store, self.tools.embedder, decision.candidate, chat_id=chat_id, now=now
-                )
+                self._file(decision.candidate, chat_id, now)
+
+    # The two steps a control (gaia_eval.memory.controls) breaks on purpose.
+    def _decide(self, cand: Candidate, segments: list[Segment]) -> filing.Decision:
+        return filing.decide(cand, segments)
+
+    def _file(self, cand: Candidate, chat_id: str | None, now: datetime) -> str | None:
+        return filing.file_item(self.store, self.tools.embedder, cand, chat_id=chat_id, now=now)
 
     def remember(self, item: Candidate, chat_id: str, now: datetime) -> str | None:
         stamp = iso(now)
@@ -153,7 +158,7 @@ class ReferenceMemory:
             started = self.store.chat_started(chat_id, stamp)
             if filing.blocked(self.store, item, started):
                 return None
-            return filing.file_item(self.store, self.tools.embedder, item, chat_id=chat_id, now=now)
+            return self._file(item, chat_id, now)
 
     def update(
         self, value: str, now: datetime, *, item_id: str | None = None, query: str | None = None
@@ -171,9 +176,7 @@ class ReferenceMemory:
             due=parse_iso(target.due),
         )
         with self._transaction():
-            return filing.file_item(
-                self.store, self.tools.embedder, cand, chat_id=target.chat_id, now=now
-            )
+            return self._file(cand, target.chat_id, now)
 
     def _target(self, item_id: str | None, query: str | None) -> Item | None:
         if item_id is not None:
