@@ -137,5 +137,5 @@ class ScenarioResult(ResultModel):
     scenario never said)."""
     extract_failures: int = 0
     """`full`: model replies that did not parse as candidates (extracted nothing)."""
-    answer_tokens: dict[str, int] = Field(default_factory=dict)
+    model_tokens: dict[str, int] = Field(default_factory=dict)
     """`full`: input and output tokens the model spent (extract, consolidate, answer)."""

@@ -159,7 +159,7 @@ class Replay:
             timings=self.timer.summary(),
             extract_unmatched=int(getattr(extractor, "unmatched", 0)),
             extract_failures=int(getattr(extractor, "failures", 0)),
-            answer_tokens=dict(getattr(extractor, "tokens", {})),
+            model_tokens=dict(getattr(extractor, "tokens", {})),
         )
 
     def _chat(self, chat: Chat, clock: SimClock) -> None:

@@ -269,10 +269,21 @@ def _fail(path: Path, where: str, problem: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: {where}: {problem}")
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML without implicit timestamps: dates stay text, so a bad one (2025-13-45) is our
+    error naming the field, not a ValueError from inside the YAML library."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 def load_scenario(path: Path) -> Scenario:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except FileNotFoundError as err:
         msg = f"{path}: scenario file not found"
         raise InvalidInputError(msg) from err
@@ -297,7 +308,7 @@ def _resolve(path: Path, raw: dict[str, Any], spec: ScenarioSpec) -> Scenario:
         start = resolve_time(spec.start, datetime(1970, 1, 1, tzinfo=UTC))
     except ValueError as err:
         raise _fail(path, "field 'start'", str(err)) from err
-    if isinstance(spec.start, date) and not isinstance(spec.start, datetime):
+    if isinstance(spec.start, str) and len(spec.start.strip()) == 10:
         start = start.replace(hour=0)  # a start date is the day's beginning; offsets count from it
     chats: list[Chat] = []
     seen_ids: set[str] = set()

@@ -164,6 +164,11 @@ class MemorySuite(Suite):
 
         self._embedder = from_spec(self.embedder_spec)
         ctx.setup["embedder"] = describe(self._embedder)
+        info = self.factory().info()
+        ctx.setup["system"] = {
+            "name": info.name,
+            "settings": {k: str(v) for k, v in info.settings.items()},
+        }
 
     def _tools(self, scenario: Scenario) -> tuple[MemoryTools, Any, Any]:
         assert self._embedder is not None

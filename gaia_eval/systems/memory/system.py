@@ -31,7 +31,7 @@ from gaia_eval.systems.memory.protocol import (
 from gaia_eval.systems.memory.provenance import Segment, looks_secret, split_turn
 from gaia_eval.systems.memory.recall import RecallSettings, shown
 from gaia_eval.systems.memory.store import Item, Store, iso, parse_iso
-from gaia_eval.systems.memory.text import STOPWORDS, content_terms, term_set, words
+from gaia_eval.systems.memory.text import STOPWORDS, content_terms, stem, term_set, words
 from gaia_eval.systems.memory.upkeep import (
     UpkeepReport,
     UpkeepSettings,
@@ -41,7 +41,9 @@ from gaia_eval.systems.memory.upkeep import (
     reconcile,
 )
 
-_FORGET_FILLER = frozenset({"forget", "everything", "anything", "delete", "remove", "erase"})
+_FORGET_FILLER = frozenset(
+    stem(w) for w in ("forget", "everything", "anything", "delete", "remove", "erase", "stuff")
+)
 
 
 class ReferenceMemory:
