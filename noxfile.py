@@ -144,6 +144,25 @@ def code_retrieval_scale(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+# ---- memory ---------------------------------------------------------------------------
+
+
+@nox.session(default=False)
+def memory_pr(session: nox.Session) -> None:
+    """Memory pr suite: six scenarios, scripted extractor, hashed vectors, gated (CI)."""
+    _install_package(session)
+    session.run(
+        "gaia-eval", "memory", "--suite", "pr", "--gate", "builtin:memory/pr", *session.posargs
+    )
+
+
+@nox.session(default=False)
+def memory_full(session: nox.Session) -> None:
+    """Memory full suite: a model extracts and answers (default local), onnx embedder."""
+    _install_package(session, "onnx")
+    session.run("gaia-eval", "memory", "--suite", "full", *session.posargs)
+
+
 # ---- tasks ----------------------------------------------------------------------------
 
 

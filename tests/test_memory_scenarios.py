@@ -46,10 +46,19 @@ chats:
         extract:
           - {attribute: lives in, value: Porto}
 probes:
-  - {id: p1, at: +3w, kind: update, request: "Where do I live?", must_show: [Porto], must_not_show: [Lisbon]}
-  - {id: p2, at: +3w, kind: forget, request: "My gym?", must_not_show: [Lisbon Fit]}
-  - {id: p3, at: +3w, kind: provenance, request: "Me?", store_must_not: [{value: Porto, source: document}]}
-  - {id: p4, at: +3w, kind: temporal, request: "Where did I live in January?", must_show: [Lisbon]}
+  - id: p1
+    at: +3w
+    kind: update
+    request: Where do I live?
+    must_show: [Porto]
+    must_not_show: [Lisbon]
+  - {id: p2, at: +3w, kind: forget, request: My gym, must_not_show: [Lisbon Fit]}
+  - id: p3
+    at: +3w
+    kind: provenance
+    request: Me
+    store_must_not: [{value: Porto, source: document}]
+  - {id: p4, at: +3w, kind: temporal, request: Where did I live in January, must_show: [Lisbon]}
 """
 
 
@@ -108,8 +117,8 @@ def test_offsets_and_dates(tmp_path: Path) -> None:
         ),
         # a probe without checks
         (
-            'request: "Me?", store_must_not: [{value: Porto, source: document}]}',
-            'request: "Me?"}',
+            "    store_must_not: [{value: Porto, source: document}]\n",
+            "\n",
             ["probe p3 (probes[2])", "at least one check"],
         ),
         # a label no chat mentions before the probe
