@@ -139,3 +139,7 @@ class ScenarioResult(ResultModel):
     """`full`: model replies that did not parse as candidates (extracted nothing)."""
     model_tokens: dict[str, int] = Field(default_factory=dict)
     """`full`: input and output tokens the model spent (extract, consolidate, answer)."""
+
+
+RESULT_MODELS = (ScenarioResult,)
+"""The item result inside a memory results.json envelope (`gaia-eval schema`)."""
