@@ -210,7 +210,7 @@ def test_controls_run_through_the_cli_as_user_systems(tmp_path: Path) -> None:
 
 def test_a_system_that_is_not_a_memory_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["memory", "--system", "gaia_eval.embed.hashing:HashEmbedder", "--list"]) == 2
-    assert "lacks" in capsys.readouterr().err
+    assert "not a Memory" in capsys.readouterr().err
 
 
 @pytest.fixture
