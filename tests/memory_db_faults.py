@@ -44,6 +44,25 @@ class _Corrupts(_Faulty):
         db_path.write_bytes(b"this is not an SQLite database\n" * 64)
 
 
+class _InterruptsOnce(ReferenceMemory):
+    """The reference system, except that the first chat of the third scenario is
+    interrupted (as by Ctrl-C) once per process: a run to stop and resume."""
+
+    scenarios: ClassVar[set[str]] = set()
+    fired: ClassVar[list[bool]] = []
+
+    def open(self, db_path: Path, clock: Clock, tools: MemoryTools) -> None:
+        self.scenarios.add(str(db_path))
+        if len(self.scenarios) == 3 and not self.fired:
+            self.fired.append(True)
+            raise KeyboardInterrupt
+        super().open(db_path, clock, tools)
+
+
+def interrupts_once() -> Memory:
+    return _InterruptsOnce()
+
+
 def locks_the_db() -> Memory:
     return _Locks()
 

@@ -99,10 +99,18 @@ def test_pr_runs_six_scenarios_and_passes_its_gate(pr_run: Path) -> None:
     assert all(t.findall("{http://www.w3.org/2000/svg}rect") for t in timelines)
 
 
-def test_two_pr_runs_give_identical_results(pr_run: Path, tmp_path: Path) -> None:
+def test_an_interrupted_run_resumes_to_identical_results(pr_run: Path, tmp_path: Path) -> None:
+    """A second run, stopped partway (exit 130) and finished with --resume, equals the first
+    one: the replay is deterministic and a scenario is the unit of resume."""
     out = tmp_path / "again"
-    assert main(["memory", "--suite", "pr", "--out", str(out)]) == 0
+    argv = ["memory", "--suite", "pr", "--system", "memory_db_faults:interrupts_once",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 130
+    done = _results(out)["items"]
+    assert len(done) == 2 and _results(out)["header"]["interrupted"] is True
+    assert main(["memory", "--resume", str(out)]) == 0
     first, second = _results(pr_run), _results(out)
+    assert second["header"]["complete"] is True
     assert _strip(first["items"]) == _strip(second["items"])
     assert _strip(first["summary"]) == _strip(second["summary"])
     assert first["header"]["definition_digest"] == second["header"]["definition_digest"]

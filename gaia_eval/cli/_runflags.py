@@ -141,7 +141,8 @@ def run_suite(
     from gaia_eval.core.suite import Suite
 
     assert isinstance(suite, Suite)
-    req = request(args, argv)
+    # main(argv) keeps its own argv on args: an in-process run records that, not sys.argv.
+    req = request(args, argv if argv is not None else getattr(args, "_argv", None))
     assert isinstance(req, runloop.RunRequest)
     outcome = runloop.run(suite, req)
     for line in terminal_summary(type(suite), outcome.envelope):

@@ -67,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(err)
     _runflags.invoked[:] = argv  # what a run records (and --resume re-runs)
     args = parser.parse_args(argv)
+    args._argv = argv  # what the run records (main(argv) in-process is not sys.argv)
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_INVALID
