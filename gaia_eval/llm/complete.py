@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from gaia_eval.llm.pricing import price
 from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec
@@ -25,12 +26,21 @@ def complete(
     *,
     timeout_s: float = 300.0,
     price_override: tuple[float, float] | None = None,
+    max_tokens: int | None = None,
+    json_schema: dict[str, Any] | None = None,
 ) -> Completion:
-    """Ask `spec` once; outages raise InfrastructureError."""
+    """Ask `spec` once; outages raise InfrastructureError. `json_schema` constrains an
+    OpenAI-compatible server's reply (`response_format`); other backends get the prompt's
+    own instructions only. `max_tokens` bounds the reply."""
     if spec.backend == "anthropic":
         from gaia_eval.llm.anthropic_client import AnthropicChat
 
-        text, tin, tout = AnthropicChat(spec.model, timeout_s=timeout_s).complete(system, prompt)
+        chat = AnthropicChat(spec.model, timeout_s=timeout_s)
+        text, tin, tout = (
+            chat.complete(system, prompt, max_tokens=max_tokens)
+            if max_tokens
+            else chat.complete(system, prompt)
+        )
     elif spec.backend == "openai":
         from gaia_eval.llm.openai_compat import OpenAIChat
 
@@ -39,8 +49,15 @@ def complete(
             spec.base_url, spec.model, os.environ.get(OPENAI_KEY_ENV), timeout_s=timeout_s
         )
         try:
+            fmt = (
+                {"type": "json_schema", "json_schema": {"name": "reply", "schema": json_schema}}
+                if json_schema
+                else None
+            )
             reply = client.chat(
-                [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+                [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+                max_tokens=max_tokens,
+                response_format=fmt,
             )
         finally:
             client.close()

@@ -80,8 +80,12 @@ class OpenAIChat:
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> ChatReply:
+        """One plain request; `response_format` e.g. {"type": "json_schema", ...}."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if response_format:
+            body["response_format"] = response_format
         if tools:
             body["tools"] = tools
         if temperature is not None:

@@ -63,10 +63,57 @@ class JudgeReplyError(GaiaEvalError):
     exit_code = 1
 
 
-def _complete(spec: ModelSpec, system: str, prompt: str) -> tuple[str, int, int]:
+_ITEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "kind": {"enum": list(get_args(ItemKind))},
+        "subject": {"type": "string"},
+        "attribute": {"type": "string"},
+        "value": {"type": "string"},
+        "source": {"enum": list(get_args(Source))},
+        "confidence": {"type": "number"},
+        "due": {"type": ["string", "null"]},
+        "status": {"enum": [*get_args(ReminderStatus), None]},
+        "scope": {"type": ["string", "null"]},
+    },
+    "required": ["kind", "subject", "attribute", "value", "source"],
+}
+EXTRACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "items": _ITEM_SCHEMA, "maxItems": 6}},
+    "required": ["items"],
+}
+CONSOLIDATE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "merge": {"type": "boolean"},
+        "attribute": {"type": "string"},
+        "value": {"type": "string"},
+    },
+    "required": ["merge"],
+}
+JUDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"pass": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["pass", "reason"],
+}
+# Reply budgets: enough for a few items or a short answer, so a small model that rambles
+# costs seconds, not minutes.
+EXTRACT_MAX_TOKENS = 400
+SHORT_MAX_TOKENS = 160
+
+
+def _complete(
+    spec: ModelSpec,
+    system: str,
+    prompt: str,
+    *,
+    schema: dict[str, Any] | None = None,
+    max_tokens: int = SHORT_MAX_TOKENS,
+) -> tuple[str, int, int]:
     from gaia_eval.llm.complete import complete
 
-    out = complete(spec, system, prompt, timeout_s=120.0)
+    out = complete(spec, system, prompt, timeout_s=120.0, max_tokens=max_tokens, json_schema=schema)
     return out.text, out.input_tokens, out.output_tokens
 
 
@@ -141,8 +188,12 @@ class ModelExtractor:
     def spec(self) -> str:
         return self._spec.text
 
-    def _ask(self, system: str, prompt: str) -> dict[str, Any] | None:
-        text, tin, tout = _complete(self._spec, system, prompt)
+    def _ask(
+        self, system: str, prompt: str, schema: dict[str, Any], max_tokens: int
+    ) -> dict[str, Any] | None:
+        text, tin, tout = _complete(
+            self._spec, system, prompt, schema=schema, max_tokens=max_tokens
+        )
         self.tokens["input"] += tin
         self.tokens["output"] += tout
         data = parse_object(text)
@@ -159,12 +210,13 @@ class ModelExtractor:
             f"Now: {turn.now:%Y-%m-%d %H:%M} UTC\nUser: {turn.user_text}\n"
             f"Assistant: {turn.assistant_text}\n" + (f"Tool calls:\n{tools}\n" if tools else "")
         )
-        data = self._ask(EXTRACT_SYSTEM, prompt)
+        data = self._ask(EXTRACT_SYSTEM, prompt, EXTRACT_SCHEMA, EXTRACT_MAX_TOKENS)
         return [] if data is None else candidates_from(data, turn.now)
 
     def consolidate(self, request: ConsolidationRequest) -> tuple[str, str] | None:
         listing = "\n".join(f"- {a}: {v}" for a, v in request.items)
-        data = self._ask(CONSOLIDATE_SYSTEM, f"Subject: {request.subject}\n{listing}")
+        prompt = f"Subject: {request.subject}\n{listing}"
+        data = self._ask(CONSOLIDATE_SYSTEM, prompt, CONSOLIDATE_SCHEMA, SHORT_MAX_TOKENS)
         if not data or data.get("merge") is not True:
             return None
         attribute, value = data.get("attribute"), data.get("value")
@@ -199,7 +251,7 @@ class ModelJudge:
         prompt = (
             f"Request: {request}\nAnswer: {answer}\nFacts the answer must use: {'; '.join(facts)}"
         )
-        text, _, _ = _complete(self._spec, JUDGE_SYSTEM, prompt)
+        text, _, _ = _complete(self._spec, JUDGE_SYSTEM, prompt, schema=JUDGE_SCHEMA)
         data = parse_object(text)
         if data is None or not isinstance(data.get("pass"), bool):
             msg = f"the judge {self._spec.text} replied without a pass/fail verdict: {text[:200]!r}"
