@@ -33,14 +33,14 @@ _MAX_TOOL_CHARS = 1500
 EXTRACT_SYSTEM = """You maintain an assistant's long-term memory of one user.
 From the chat turn you are given, list what is worth remembering about the user:
 facts, preferences, lessons (how to work in a repository: commands, quirks) and reminders
-(appointments with a due time). Only what the user said about themselves counts as theirs;
-say where each item came from in "source": user, document, tool, other_person or
-hypothetical.
-Reply with JSON only, exactly this shape:
-{"items": [{"kind": "fact", "subject": "user", "attribute": "city", "value": "Portland",
-"source": "user", "confidence": 0.9, "due": null, "status": null, "scope": null}]}
-For a reminder give "due" as an ISO datetime and "status" as scheduled, rescheduled,
-cancelled or done. Reply {"items": []} when nothing is worth remembering."""
+(appointments with a due time). Copy names, places, dates and commands from the turn itself.
+Only what the user said about themselves counts as theirs; say where each item came from in
+"source": user, document, tool, other_person or hypothetical.
+Reply with JSON only: {"items": [...]}, each item with kind (fact, preference, lesson or
+reminder), subject ("user" or who it is about), attribute, value, source, confidence (0 to
+1), due (ISO datetime, reminders only), status (scheduled, rescheduled, cancelled or done,
+reminders only) and scope (the repository, lessons only).
+Reply {"items": []} when nothing is worth remembering."""
 
 CONSOLIDATE_SYSTEM = """You tidy an assistant's memory. You are given items about one
 subject that may say the same thing. If they are duplicates, reply with the one item that
