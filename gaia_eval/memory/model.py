@@ -63,38 +63,40 @@ class JudgeReplyError(GaiaEvalError):
     exit_code = 1
 
 
+# Short strings: a small model that rambles inside a value still closes its JSON in budget.
+_TEXT: dict[str, Any] = {"type": "string", "maxLength": 60}
 _ITEM_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "kind": {"enum": list(get_args(ItemKind))},
-        "subject": {"type": "string"},
-        "attribute": {"type": "string"},
-        "value": {"type": "string"},
+        "subject": _TEXT,
+        "attribute": _TEXT,
+        "value": _TEXT,
         "source": {"enum": list(get_args(Source))},
         "confidence": {"type": "number"},
-        "due": {"type": ["string", "null"]},
+        "due": {"type": ["string", "null"], "maxLength": 25},
         "status": {"enum": [*get_args(ReminderStatus), None]},
-        "scope": {"type": ["string", "null"]},
+        "scope": {"type": ["string", "null"], "maxLength": 40},
     },
     "required": ["kind", "subject", "attribute", "value", "source"],
 }
 EXTRACT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"items": {"type": "array", "items": _ITEM_SCHEMA, "maxItems": 6}},
+    "properties": {"items": {"type": "array", "items": _ITEM_SCHEMA, "maxItems": 4}},
     "required": ["items"],
 }
 CONSOLIDATE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "merge": {"type": "boolean"},
-        "attribute": {"type": "string"},
-        "value": {"type": "string"},
+        "attribute": _TEXT,
+        "value": _TEXT,
     },
     "required": ["merge"],
 }
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"pass": {"type": "boolean"}, "reason": {"type": "string"}},
+    "properties": {"pass": {"type": "boolean"}, "reason": {"type": "string", "maxLength": 200}},
     "required": ["pass", "reason"],
 }
 # Reply budgets: enough for a few items or a short answer, so a small model that rambles
