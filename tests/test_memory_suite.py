@@ -130,14 +130,19 @@ def test_shards_merge_into_a_result_that_gates_like_one_run(tmp_path: Path) -> N
 
 
 def _control_failures(factory: Any) -> set[str]:
-    """Failing check ids of a system over all six scenarios (replayed directly)."""
-    out: set[str] = set()
+    """Failing check ids of a system over all six scenarios (replayed directly; in threads,
+    since a replay mostly waits for SQLite's fsyncs)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     with tempfile.TemporaryDirectory() as tmp:
-        for sc in load_all():
+
+        def failing(sc: Any) -> set[str]:
             tools = MemoryTools(ScriptedExtractor(sc), HashEmbedder())
             result = Replay(sc, factory, tools, Path(tmp) / f"{sc.id}.db").run()
-            out |= {c.id for p in result.probes for c in p.checks if not c.passed}
-    return out
+            return {c.id for p in result.probes for c in p.checks if not c.passed}
+
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            return set().union(*pool.map(failing, load_all()))
 
 
 @pytest.fixture(scope="module")
