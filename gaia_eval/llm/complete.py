@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from gaia_eval.llm.pricing import price
-from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec
+from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ def complete(
     price_override: tuple[float, float] | None = None,
 ) -> Completion:
     """Ask `spec` once; outages raise InfrastructureError."""
+    spec = resolve(spec)  # `local`: the shared local server
     if spec.backend == "anthropic":
         from gaia_eval.llm.anthropic_client import AnthropicChat
 
