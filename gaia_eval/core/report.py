@@ -169,10 +169,22 @@ def _run_line(env: Envelope) -> str:
     )
 
 
+def model_note(env: Envelope) -> str | None:
+    """The note a run's model asked every result to carry: the embedded local model's
+    (recorded in the setup under gaia_eval.llm.local_server.RECORD_KEY) says its numbers
+    are plumbing checks, not quality."""
+    info = env.setup.get("local_model")
+    note = info.get("note") if isinstance(info, dict) else None
+    return str(note) if note else None
+
+
 def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]]:
     """(title, run line, sections in order) of the whole report."""
     title = f"{suite.title} — {env.header.tier}"
     out: list[Section] = []
+    note = model_note(env)
+    if note is not None:  # before any number
+        out.append(Section("Model", [Para(note)]))
     trust = _trust_section(env, suite.item_noun, suite.warnings(env))
     if trust is not None:
         out.append(trust)
@@ -277,6 +289,9 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
     done = sum(1 for r in env.items if r.status != "infra_error")
     asked = len(head.item_ids) or head.items_total
     lines = [f"{suite.title} ({head.tier}): {done}/{asked} {suite.item_noun}s measured"]
+    note = model_note(env)
+    if note is not None:
+        lines.append(f"  {note}")
     if head.interrupted:
         lines.append("  interrupted; finish it with --resume")
     if head.infra_errors:

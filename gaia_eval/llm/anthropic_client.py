@@ -1,7 +1,8 @@
 """Claude through the `anthropic` SDK (extra `anthropic`), imported only when used.
 
-The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself; tests point the base URL
-at a local server speaking the Messages API.
+The SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself, or takes them as
+arguments. The base URL is the server's root: the SDK appends `/v1/messages` (so the local
+llama.cpp server is `http://127.0.0.1:PORT`, without `/v1`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from gaia_eval.llm.outage import error_for_status, unreachable
 class AnthropicChat:
     """Plain text completions from one Claude model."""
 
-    def __init__(self, model: str, timeout_s: float = 300.0, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        model: str,
+        timeout_s: float = 300.0,
+        max_retries: int = 2,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
         try:
             import anthropic
         except ModuleNotFoundError as err:
@@ -23,7 +32,9 @@ class AnthropicChat:
             raise InvalidInputError(msg) from err
         self._sdk: Any = anthropic
         try:
-            self._client = anthropic.Anthropic(timeout=timeout_s, max_retries=max_retries)
+            self._client = anthropic.Anthropic(
+                timeout=timeout_s, max_retries=max_retries, base_url=base_url, api_key=api_key
+            )
         except anthropic.AnthropicError as err:  # no API key configured
             msg = f"anthropic:{model}: cannot start the client ({err}); set ANTHROPIC_API_KEY"
             raise InfrastructureError(msg) from err
@@ -47,4 +58,9 @@ class AnthropicChat:
             ) from err
         text = "".join(getattr(block, "text", "") for block in reply.content)
         usage = reply.usage
-        return text, int(usage.input_tokens or 0), int(usage.output_tokens or 0)
+        # input_tokens leaves out the prompt tokens read from or written to the prompt
+        # cache; the prompt is all of them (as OpenAI's prompt_tokens counts them).
+        prompt_tokens = int(usage.input_tokens or 0)
+        prompt_tokens += int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+        prompt_tokens += int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+        return text, prompt_tokens, int(usage.output_tokens or 0)

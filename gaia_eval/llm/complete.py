@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gaia_eval.llm.pricing import price
-from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec
+from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ def complete(
     """Ask `spec` once; outages raise InfrastructureError. `json_schema` constrains an
     OpenAI-compatible server's reply (`response_format`); other backends get the prompt's
     own instructions only. `max_tokens` bounds the reply."""
+    spec = resolve(spec)  # `local`: the shared local server
     if spec.backend == "anthropic":
         from gaia_eval.llm.anthropic_client import AnthropicChat
 

@@ -1,13 +1,15 @@
 """A chat client for any OpenAI-compatible `/v1/chat/completions` server, with tool calls.
 
-Non-streaming on purpose: the agent loop needs whole tool-call messages and the usage
-block, which every server returns on a plain response.
+`chat` is non-streaming on purpose: the agent loop needs whole tool-call messages and the
+usage block, which every server returns on a plain response. `stream` is for what only a
+stream can show (time to first token); it asks for the usage block in the last chunk.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,20 @@ class ChatReply:
     output_tokens: int = 0
     cached_tokens: int = 0
     raw_message: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StreamedReply(ChatReply):
+    """A streamed assistant turn, with its timing."""
+
+    first_token_s: float | None = None
+    """Seconds from sending to the first content (or tool-call) delta."""
+    total_s: float = 0.0
+    """Seconds from sending to the end of the stream."""
+    chunks: int = 0
+    """Data chunks received."""
+    finish_reason: str | None = None
+    """stop, length, tool_calls, ... as the last choice reported it."""
 
 
 def chat_url(base_url: str) -> str:
@@ -83,17 +99,60 @@ class OpenAIChat:
         response_format: dict[str, Any] | None = None,
     ) -> ChatReply:
         """One plain request; `response_format` e.g. {"type": "json_schema", ...}."""
+        body = self._body(messages, tools, temperature, max_tokens, response_format)
+        data = self._post(body)
+        return _parse_reply(data, self.url)
+
+    def stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> StreamedReply:
+        """One streamed request, assembled; retried like `chat` until the first byte."""
+        body = self._body(messages, tools, temperature, max_tokens, response_format)
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+        last: Exception | None = None
+        for attempt in range(self.retries):
+            if attempt:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+            t0 = time.monotonic()
+            try:
+                with self._client.stream("POST", self.url, json=body) as resp:
+                    if resp.status_code != 200:
+                        err = error_for_status(self.url, resp.status_code, resp.read().decode())
+                        if isinstance(err, ModelRequestError) or resp.status_code in (401, 403):
+                            raise err
+                        last = err
+                        continue
+                    return _read_stream(resp.iter_lines(), t0, self.url)
+            except httpx.HTTPError as err:
+                # Mid-stream too: a cut stream is an outage, not an answer.
+                last = unreachable(self.url, err)
+        assert last is not None
+        raise last
+
+    def _body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        temperature: float | None,
+        max_tokens: int | None,
+        response_format: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
-        if response_format:
-            body["response_format"] = response_format
         if tools:
             body["tools"] = tools
         if temperature is not None:
             body["temperature"] = temperature
         if max_tokens:
             body["max_tokens"] = max_tokens
-        data = self._post(body)
-        return _parse_reply(data, self.url)
+        if response_format:
+            body["response_format"] = response_format
+        return body
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         last: Exception | None = None
@@ -149,3 +208,59 @@ def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
         cached_tokens=int(details.get("cached_tokens") or 0),
         raw_message=message,
     )
+
+
+def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
+    """Assemble server-sent `data:` chunks: content deltas, tool-call deltas by index, and
+    the usage block (in the last chunk, with no choices)."""
+    reply = StreamedReply(content="", tool_calls=[])
+    parts: list[str] = []
+    calls: dict[int, dict[str, str]] = {}
+    usage: dict[str, Any] = {}
+    done = False
+    for line in lines:
+        if not line.startswith("data:"):
+            continue  # comments, keep-alives, event names
+        payload = line[len("data:") :].strip()
+        if payload == "[DONE]":
+            done = True
+            break
+        try:
+            chunk = json.loads(payload)
+        except ValueError as err:
+            msg = f"{url} sent a stream chunk that is not JSON: {payload[:200]}"
+            raise InfrastructureError(msg) from err
+        reply.chunks += 1
+        if chunk.get("error"):
+            msg = f"{url} stream error: {str(chunk['error'])[:300]}"
+            raise InfrastructureError(msg)
+        usage = chunk.get("usage") or usage
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if choice.get("finish_reason"):
+                reply.finish_reason = str(choice["finish_reason"])
+            text = delta.get("content")
+            if text:
+                parts.append(str(text))
+            for tc in delta.get("tool_calls") or []:
+                slot = calls.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": ""})
+                fn = tc.get("function") or {}
+                slot["id"] = str(tc.get("id") or slot["id"])
+                slot["name"] += str(fn.get("name") or "")
+                slot["args"] += str(fn.get("arguments") or "")
+            if (text or delta.get("tool_calls")) and reply.first_token_s is None:
+                reply.first_token_s = time.monotonic() - t0
+    if not done and reply.finish_reason is None:
+        msg = f"{url} stream ended before the reply was complete"
+        raise InfrastructureError(msg)
+    reply.total_s = time.monotonic() - t0
+    reply.content = "".join(parts)
+    reply.tool_calls = [
+        ToolRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["args"])
+        for i, c in sorted(calls.items())
+    ]
+    details = usage.get("prompt_tokens_details") or {}
+    reply.input_tokens = int(usage.get("prompt_tokens") or 0)
+    reply.output_tokens = int(usage.get("completion_tokens") or 0)
+    reply.cached_tokens = int(details.get("cached_tokens") or 0)
+    return reply

@@ -3,6 +3,8 @@
 - `openai:<base_url>#<model>`: any OpenAI-compatible server;
 - `anthropic:<model>`: Claude through the anthropic SDK;
 - `claude-code:<model>`: the `claude` CLI;
+- `local` / `local:<name>`: the embedded llama.cpp server (gaia_eval.llm.local_server),
+  started for the run; `resolve` turns it into the `openai` spec of the running server;
 - a bare name: an OpenAI-compatible model at $GAIA_EVAL_OPENAI_BASE_URL.
 """
 
@@ -17,7 +19,7 @@ from gaia_eval.core.errors import InvalidInputError
 BASE_URL_ENV = "GAIA_EVAL_OPENAI_BASE_URL"
 OPENAI_KEY_ENV = "GAIA_EVAL_OPENAI_API_KEY"
 
-Backend = Literal["openai", "anthropic", "claude-code"]
+Backend = Literal["openai", "anthropic", "claude-code", "local"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,16 @@ def parse_model_spec(spec: str, flag: str = "--model") -> ModelSpec:
                 raise InvalidInputError(msg)
             backend: Backend = "anthropic" if prefix == "anthropic:" else "claude-code"
             return ModelSpec(backend, model, None, spec)
+    if spec == "local" or spec.startswith("local:"):
+        from gaia_eval.llm.local_weights import DEFAULT_LOCAL_MODEL, weights_for
+
+        name = spec[len("local:") :] if spec.startswith("local:") else DEFAULT_LOCAL_MODEL
+        try:
+            weights_for(name)
+        except InvalidInputError as err:
+            msg = f"{flag} {spec!r}: {err}"
+            raise InvalidInputError(msg) from None
+        return ModelSpec("local", name, None, spec)
     base = os.environ.get(BASE_URL_ENV, "").strip()
     if not base:
         msg = (
@@ -62,3 +74,15 @@ def parse_model_spec(spec: str, flag: str = "--model") -> ModelSpec:
         )
         raise InvalidInputError(msg)
     return ModelSpec("openai", spec, base.rstrip("/"), spec)
+
+
+def resolve(spec: ModelSpec) -> ModelSpec:
+    """The spec to send requests to: a `local` spec becomes the `openai` spec of this
+    process's shared local server (started on first use, stopped at exit); the recorded
+    text stays as given. Other specs are returned unchanged."""
+    if spec.backend != "local":
+        return spec
+    from gaia_eval.llm.local_server import shared_server
+
+    server = shared_server(spec.model)
+    return ModelSpec("openai", spec.model, server.openai_base_url, spec.text)

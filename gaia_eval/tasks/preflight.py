@@ -32,6 +32,12 @@ def _model_needs(spec: ModelSpec, role: str, claude_bin: str) -> list[str]:
                 f"an API key for {role} {spec.text!r}: set ANTHROPIC_API_KEY "
                 "(or ANTHROPIC_AUTH_TOKEN)"
             )
+    elif spec.backend == "local":
+        from gaia_eval.llm.local_weights import INSTALL_COMMAND, missing_parts
+
+        parts = missing_parts(spec.model)
+        if parts:
+            missing.append(f"{' and '.join(parts)} for {role} {spec.text!r}: {INSTALL_COMMAND}")
     elif spec.backend == "claude-code" and shutil.which(claude_bin) is None:
         missing.append(
             f"the claude CLI ({claude_bin!r}) for {role} {spec.text!r}: install Claude Code "
@@ -43,6 +49,7 @@ def _model_needs(spec: ModelSpec, role: str, claude_bin: str) -> list[str]:
 def missing(
     *,
     judge: ModelSpec | None = None,
+    model: ModelSpec | None = None,
     harness: str | None = None,
     claude_bin: str = "claude",
     fence: bool = False,
@@ -60,6 +67,8 @@ def missing(
             f"the claude CLI ({claude_bin!r}) for --harness claude-code: install Claude Code "
             "or set GAIA_EVAL_CLAUDE_BIN to its path"
         )
+    if model is not None:
+        out += _model_needs(model, "--model", claude_bin)
     if judge is not None:
         out += _model_needs(judge, "--judge-model", claude_bin)
     if fence:
@@ -77,6 +86,7 @@ def missing(
 def check(
     *,
     judge: ModelSpec | None = None,
+    model: ModelSpec | None = None,
     harness: str | None = None,
     claude_bin: str = "claude",
     fence: bool = False,
@@ -84,7 +94,12 @@ def check(
 ) -> None:
     """Raise InvalidInputError naming everything `missing` finds."""
     lines = missing(
-        judge=judge, harness=harness, claude_bin=claude_bin, fence=fence, toolchain=toolchain
+        judge=judge,
+        model=model,
+        harness=harness,
+        claude_bin=claude_bin,
+        fence=fence,
+        toolchain=toolchain,
     )
     if lines:
         head = "the run cannot start; missing:" if len(lines) > 1 else "the run cannot start:"

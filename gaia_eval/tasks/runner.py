@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
+from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.llm.pricing import price
 from gaia_eval.tasks import ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
@@ -55,6 +56,8 @@ class TasksConfig:
     """The header's system (default: the harness name), e.g. `replay:reference`."""
     harness_settings: dict[str, Any] = field(default_factory=dict)
     """Harness options that change the numbers (recorded in the header's settings)."""
+    local_model: LocalServerInfo | None = None
+    """The embedded local server behind a `local` agent or judge, already running."""
 
 
 def task_env(root: Path, task: TaskDef) -> dict[str, str]:

@@ -18,6 +18,7 @@ from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.llm.local_server import RECORD_KEY
 from gaia_eval.tasks import report
 from gaia_eval.tasks.definitions import task_definition, toybox_digest
 from gaia_eval.tasks.gate import (
@@ -59,6 +60,8 @@ class TasksSuite(Suite):
             settings["price"] = list(c.price_override)
         if c.judge_model:
             settings["judge_attempts"] = c.judge_attempts
+        if c.local_model is not None:
+            settings[RECORD_KEY] = c.local_model.comparable()
         return HeaderFields(
             tier=c.suite,
             system=c.system or c.harness.name,
@@ -83,6 +86,8 @@ class TasksSuite(Suite):
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
         ctx.setup["checks"] = {t.id: t.check for t in self.cfg.tasks}
+        if self.cfg.local_model is not None:
+            ctx.setup[RECORD_KEY] = self.cfg.local_model.model_dump(mode="json")
         if self.cfg.keep_workdirs:
             ctx.setup["work_root"] = str(self.work_root(ctx))
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec
+from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
 from gaia_eval.tasks.harnesses.base import LaunchPlan
 from gaia_eval.tasks.harnesses.record import read_outcome
 from gaia_eval.tasks.models import AgentOutcome
@@ -25,10 +25,11 @@ class BuiltinHarness:
         retries: int = 3,
         backoff_s: float = 1.0,
     ) -> None:
-        if model.backend != "openai":
+        if model.backend not in ("openai", "local"):
             msg = (
                 f"--model {model.text!r}: the builtin harness needs an OpenAI-compatible "
-                "model ('openai:<base_url>#<model>' or a bare name with GAIA_EVAL_OPENAI_BASE_URL)"
+                "model ('openai:<base_url>#<model>', a bare name with GAIA_EVAL_OPENAI_BASE_URL, "
+                "or 'local')"
             )
             raise InvalidInputError(msg)
         self.model = model
@@ -40,6 +41,9 @@ class BuiltinHarness:
     def launch(
         self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
     ) -> LaunchPlan:
+        # `local`: the server this process already runs; the agent's child process gets
+        # its URL and never starts a server of its own.
+        served = resolve(self.model)
         spec = {
             "mode": "builtin",
             "workdir": str(workdir),
@@ -47,8 +51,8 @@ class BuiltinHarness:
             "max_steps": max_steps,
             "full_access": self.full_access,
             "shell_timeout_s": self.shell_timeout_s,
-            "base_url": self.model.base_url,
-            "model": self.model.model,
+            "base_url": served.base_url,
+            "model": served.model,
             "api_key": os.environ.get(OPENAI_KEY_ENV, ""),
             "retries": self.retries,
             "backoff_s": self.backoff_s,
