@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from gaia_eval.cli._runflags import add_run_flags
+from gaia_eval.core import baselines
 from gaia_eval.tasks.settings import ENV
 
 NAME = "tasks"
@@ -105,9 +106,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gate.add_argument("dir", type=Path, metavar="DIR", help="a tasks run folder")
     gate.add_argument(
         "--expect",
-        type=Path,
-        help="expectations file (default: the committed one for the model and suite, "
-        "gaia_eval/baselines/tasks/<model>.<suite>.json)",
+        type=baselines.argument("tasks"),
+        metavar="FILE",
+        help="expectations file, or shipped ones by name (builtin:tasks/<name>; `gaia-eval "
+        "baselines` lists them); default: the committed one for the model and suite, "
+        "gaia_eval/baselines/tasks/<model>.<suite>.json",
     )
     gate.add_argument(
         "--enforce",
