@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from pathlib import Path
 
 NAME = "baselines"
 HELP = (
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _describe(path: Any) -> str:
+def _describe(path: Path) -> str:
     """Suite and embedder as the file records them (formats differ until the engine's
     shared envelope), or '' when the file does not say."""
     try:
@@ -33,8 +33,8 @@ def _describe(path: Any) -> str:
         return "(unreadable)"
     if not isinstance(data, dict):
         return ""
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
-    env = data.get("environment") if isinstance(data.get("environment"), dict) else {}
+    meta = data["meta"] if isinstance(data.get("meta"), dict) else {}
+    env = data["environment"] if isinstance(data.get("environment"), dict) else {}
     suite = data.get("suite") or meta.get("suite")
     embedder = meta.get("embedder") or env.get("embedding_model")
     bits = [f"suite {suite}" if suite else "", f"embedder {embedder}" if embedder else ""]
