@@ -229,9 +229,11 @@ def native(session: nox.Session) -> None:
 # passes `--wait-lock` to the suite, so a run queued behind another eval waits instead of
 # failing with exit 4 after the install.
 #
-# The suite engine's registry (gaia_eval.core.suite, issue 10) will generate one
-# parametrized family here, `nox -s "suite(retrieval_pr)"`, with the sessions below kept
-# as aliases of the names the README and CI use.
+# Reserved for the suite engine's registry: the `[run.NAME]` tables of
+# gaia_eval/core/suites.toml (read with tomllib, before anything is installed) will
+# generate one parametrized family here, `nox -s "suite(retrieval_pr)"`, each run calling
+# `_await_lock` and `_install` like the sessions below, which stay as aliases of the names
+# the README and CI use.
 
 
 # ---- retrieval (rag) ------------------------------------------------------------------

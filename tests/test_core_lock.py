@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -290,3 +291,30 @@ def test_cli_wait_lock_flag(holder: subprocess.Popen[str]) -> None:
     assert proc.returncode == EXIT_LOCKED
     assert "gaia-eval: waiting up to 1 s for the machine-wide eval lock" in proc.stderr
     assert f"after 1 s (pid {holder.pid} running" in proc.stderr
+
+
+def test_engine_runs_wait_for_the_lock_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shared run flags carry --wait-lock to the engine's run loop."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from engine_toy import ToySuite
+
+    from gaia_eval.cli._runflags import add_run_flags, request
+    from gaia_eval.core import runloop
+
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps({"q1": {"value": 0.5}}))
+    parser = argparse.ArgumentParser()
+    add_run_flags(parser)
+    with _started(TIMED_HOLDER, "1.5") as proc:
+        refused = request(parser.parse_args(["--out", str(tmp_path / "a")]), ["toy"])
+        assert isinstance(refused, runloop.RunRequest)
+        with pytest.raises(LockHeldError):
+            runloop.run(ToySuite(items, knob="a"), refused)
+        args = parser.parse_args(["--out", str(tmp_path / "b"), "--wait-lock=60"])
+        req = request(args, ["toy"])
+        assert isinstance(req, runloop.RunRequest)
+        assert req.wait_lock == 60
+        assert runloop.run(ToySuite(items, knob="a"), req).exit_code == 0
+    assert f"held by pid {proc.pid}" in capsys.readouterr().err

@@ -65,6 +65,9 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
         action="store_true",
         help="keep the run's temporary work folder (its path is in results.json setup._temp)",
     )
+    from gaia_eval.core.lock import add_wait_lock_argument
+
+    add_wait_lock_argument(g)
     if gate:
         g.add_argument(
             "--gate",
@@ -79,20 +82,19 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
         )
 
 
-def resolve_baseline(spec: str) -> tuple[Path, str]:
-    """(path, label) of a --gate value: a file, a run folder, or `builtin:SUITE/NAME`."""
-    if spec.startswith("builtin:"):
-        from importlib import resources
+def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
+    """(path, label) of a --gate value: a file, a run folder, `builtin:SUITE/NAME`, or (with
+    the suite's baselines `folder`) a short name; names resolve in core/baselines."""
+    from gaia_eval.core import baselines
 
-        name = spec.removeprefix("builtin:").strip("/")
-        root = Path(str(resources.files("gaia_eval") / "baselines"))
-        path = (root / f"{name}.json").resolve()
-        if root.resolve() not in path.parents or not path.is_file():
-            shipped = sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.json"))
-            msg = f"--gate {spec}: no such shipped baseline; shipped: {', '.join(shipped)}"
-            raise InvalidInputError(msg)
-        return path, spec
+    if spec.startswith(baselines.PREFIX):
+        try:
+            return baselines.resolve(spec, folder or ""), spec
+        except InvalidInputError as err:
+            raise InvalidInputError(f"--gate {err}") from None
     path = Path(spec)
+    if folder is not None and not path.exists():
+        return baselines.resolve(spec, folder), spec
     if path.is_dir():
         path = path / "results.json"
     return path, spec
@@ -123,6 +125,7 @@ def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> obje
         baseline_label=label,
         tolerance=getattr(args, "tolerance", None),
         keep_temp=args.keep_temp,
+        wait_lock=getattr(args, "wait_lock", None),
     )
 
 

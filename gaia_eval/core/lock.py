@@ -156,7 +156,7 @@ def _wait_seconds(text: str) -> float:
     return value
 
 
-def add_wait_lock_argument(parser: argparse.ArgumentParser) -> None:
+def add_wait_lock_argument(parser: argparse._ActionsContainer) -> None:
     """`--wait-lock[=SECONDS]` for a command that takes the eval lock."""
     parser.add_argument(
         "--wait-lock",
