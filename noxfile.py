@@ -476,7 +476,9 @@ def wheel(session: nox.Session) -> None:
         str(bindir / "python"),
         "-c",
         "import gaia_eval, gaia_eval._native as n; "
+        "from gaia_eval.code_retrieval.suites import DATA_DIR; "
         "assert 'site-packages' in gaia_eval.__file__, gaia_eval.__file__; "
+        "assert (DATA_DIR / 'swebench-pr-subset.jsonl').is_file(), DATA_DIR; "
         "print(n.normalize_whitespace(' wheel  ok ')[0], gaia_eval.__file__)",
         external=True,
     )
