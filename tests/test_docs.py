@@ -144,7 +144,7 @@ def test_pip_group_comes_with_a_new_enough_pip(doc: Path) -> None:
 
 def test_no_doc_shows_a_tasks_gate_that_always_fails() -> None:
     """`tasks gate --enforce` without --expect fails until expectations ship."""
-    shipped = ROOT / "gaia_eval" / "tasks" / "data" / "expectations"
+    shipped = ROOT / "gaia_eval" / "baselines" / "tasks"
     if shipped.is_dir() and any(shipped.glob("*.json")):
         return  # expectations ship: the default works
     for doc in DOCS:

@@ -87,14 +87,12 @@ def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
     the suite's baselines `folder`) a short name; names resolve in core/baselines."""
     from gaia_eval.core import baselines
 
-    if spec.startswith(baselines.PREFIX):
+    path = Path(spec)
+    if spec.startswith(baselines.PREFIX) or (folder is not None and not path.exists()):
         try:
             return baselines.resolve(spec, folder or ""), spec
         except InvalidInputError as err:
             raise InvalidInputError(f"--gate {err}") from None
-    path = Path(spec)
-    if folder is not None and not path.exists():
-        return baselines.resolve(spec, folder), spec
     if path.is_dir():
         path = path / "results.json"
     return path, spec
@@ -105,8 +103,11 @@ invoked: list[str] = []
 records; `sys.argv` is neither expanded nor, when main() is called in-process, ours)."""
 
 
-def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> object:
-    """The RunRequest the shared flags ask for."""
+def request(
+    args: argparse.Namespace, argv: Sequence[str] | None = None, *, folder: str | None = None
+) -> object:
+    """The RunRequest the shared flags ask for (`folder`: the suite's baselines folder under
+    gaia_eval/baselines/, where `--gate NAME` looks)."""
     from gaia_eval.core.runloop import RunRequest, Shard
 
     if argv is None:
@@ -114,7 +115,7 @@ def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> obje
     argv = list(argv)
     baseline, label = (None, None)
     if getattr(args, "gate", None):
-        baseline, label = resolve_baseline(args.gate)
+        baseline, label = resolve_baseline(args.gate, folder)
     return RunRequest(
         command="gaia-eval " + shlex.join(argv),
         argv=argv,
@@ -145,7 +146,12 @@ def run_suite(
 
     assert isinstance(suite, Suite)
     # main(argv) keeps its own argv on args: an in-process run records that, not sys.argv.
-    req = request(args, argv if argv is not None else getattr(args, "_argv", None))
+    cls = type(suite)
+    req = request(
+        args,
+        argv if argv is not None else getattr(args, "_argv", None),
+        folder=getattr(cls, "baselines_folder", cls.name),
+    )
     assert isinstance(req, runloop.RunRequest)
     outcome = runloop.run(suite, req)
     for line in terminal_summary(type(suite), outcome.envelope):

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from gaia_eval.cli._runflags import add_run_flags
-from gaia_eval.core import baselines
 from gaia_eval.tasks.settings import ENV
 
 NAME = "tasks"
@@ -106,7 +105,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gate.add_argument("dir", type=Path, metavar="DIR", help="a tasks run folder")
     gate.add_argument(
         "--expect",
-        type=baselines.argument("tasks"),
+        type=Path,
         metavar="FILE",
         help="expectations file, or shipped ones by name (builtin:tasks/<name>; `gaia-eval "
         "baselines` lists them); default: the committed one for the model and suite, "
@@ -134,6 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for report.md and .html"
     )
+    # A subcommand's --help opens with the line `tasks --help` lists for it.
+    for choice in sub._choices_actions:
+        parser_of = sub.choices[choice.dest]
+        parser_of.description = parser_of.description or choice.help
 
 
 def run(args: argparse.Namespace) -> int:
