@@ -191,7 +191,8 @@ def _fail(path: Path, problems: list[str]) -> InvalidInputError:
 
 
 def load_dataset(path: Path | str) -> Dataset:
-    """Load and validate a labelled JSON dataset (§2.2); InvalidInputError on any problem."""
+    """Load and validate a labelled JSON dataset (docs/datasets.md); InvalidInputError on any
+    problem."""
     path = Path(path).resolve()
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
