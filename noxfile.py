@@ -11,9 +11,10 @@ runs the sessions marked default (lint, tests). Runs as a script too:
 
 Re-runs are fast: session venvs are reused, and the package install is skipped while the
 C++ sources, CMakeLists.txt, pyproject.toml and the module list are unchanged (redirect
-editable mode imports Python edits from the checkout live). When they change, the core
-is rebuilt incrementally in the session's own build folder, with the build output shown.
-`tests` always runs the (incremental) build.
+editable mode imports Python edits from the checkout live). The core is built once per
+state of those sources (build/nox-editable, an editable wheel every session installs),
+incrementally and with the build output shown; `tests` always runs its own incremental
+build (build/nox-tests), so a C++ edit is always compiled before the tests.
 """
 
 from __future__ import annotations
@@ -98,6 +99,41 @@ def _install_digest(parts: list[str]) -> str:
     return digest.hexdigest()
 
 
+# Sessions that only use the core share one build of it: an editable wheel per digest of
+# the build inputs, built once in SHARED_BUILD and installed into each session's venv.
+SHARED_BUILD = HERE / "build" / "nox-editable"
+BUILD_EDITABLE = (
+    "import sys; from scikit_build_core.build import build_editable; "
+    "print(build_editable(sys.argv[1], {'build-dir': sys.argv[2]}))"
+)
+
+
+def _shared_editable_wheel(session: nox.Session) -> Path:
+    """The editable wheel of the current C++ sources, built on first use (output shown)."""
+    key = _install_digest([])[:16]
+    wheels = SHARED_BUILD / "wheels"
+    folder = wheels / key
+    found = sorted(folder.glob("*.whl"))
+    if found:
+        session.log(f"gaia-eval: the C++ core for these sources is built: {found[0]}")
+        return found[0]
+    session.log(
+        f"gaia-eval: building the C++ core in {SHARED_BUILD / 'cmake'} (the first build takes "
+        "about a minute on 2 cores; later ones recompile only changed files)"
+    )
+    wheels.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=wheels))
+    session.run("python", "-c", BUILD_EDITABLE, str(tmp), str(SHARED_BUILD / "cmake"))
+    for old in wheels.iterdir():  # one wheel per source state is enough
+        if old not in (tmp, folder) and not old.name.startswith("."):
+            shutil.rmtree(old, ignore_errors=True)
+    try:
+        tmp.rename(folder)
+    except OSError:  # another nox process finished the same build first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return sorted(folder.glob("*.whl"))[0]
+
+
 def _install(
     session: nox.Session,
     *extras: str,
@@ -110,12 +146,16 @@ def _install(
     """Editable install (scikit-build-core redirect mode) of the package into the session.
 
     Skipped in a reused venv whose stamp matches `_install_digest` unless `rebuild`;
-    otherwise dependencies install quietly and the C++ core builds in `build_dir` (one per
-    session, so sessions never reconfigure each other's CMake cache), with its output shown.
+    otherwise dependencies install quietly, then the package: `rebuild` sessions build the
+    core in their own `build_dir` (default build/nox-<session>) every time (incremental),
+    the others install the shared build of the current sources, building it on first use.
+    Build output is shown.
     """
+    own_build = rebuild or build_dir is not None or bool(config)
     build_dir = build_dir or f"build/nox-{session.name}"
     extra = f"[{','.join(extras)}]" if extras else ""
-    parts = [f"extras={extra}", f"groups={groups}", f"build_dir={build_dir}", *config]
+    where = build_dir if own_build else "shared"
+    parts = [f"extras={extra}", f"groups={groups}", f"build={where}", *config]
     key = _install_digest(parts)
     location = getattr(session.virtualenv, "location", None)
     stamp = Path(location) / STAMP if location else None
@@ -132,22 +172,26 @@ def _install(
         for group in groups:
             deps += _group(group)
         session.install(*deps)
-    session.log(
-        f"gaia-eval: building the C++ core in {build_dir} (the first build takes about a "
-        "minute on 2 cores; later ones recompile only changed files)"
-    )
     uv = session.venv_backend == "uv"
-    session.install(
-        *(["--reinstall-package", "gaia-eval"] if uv else ["-v"]),
-        "--no-build-isolation",
-        "--no-deps",
-        "-e",
-        ".",
-        f"-Cbuild-dir={build_dir}",
-        *config,
-        silent=False,
-        env=env,
-    )
+    if not own_build:
+        wheel = _shared_editable_wheel(session)
+        session.install("--no-deps", "--reinstall" if uv else "--force-reinstall", str(wheel))
+    else:
+        session.log(
+            f"gaia-eval: building the C++ core in {build_dir} (the first build takes about a "
+            "minute on 2 cores; later ones recompile only changed files)"
+        )
+        session.install(
+            *(["--reinstall-package", "gaia-eval"] if uv else ["-v"]),
+            "--no-build-isolation",
+            "--no-deps",
+            "-e",
+            ".",
+            f"-Cbuild-dir={build_dir}",
+            *config,
+            silent=False,
+            env=env,
+        )
     if stamp is not None:
         stamp.write_text(json.dumps(key))
 
