@@ -358,17 +358,20 @@ def code_retrieval_scale(session: nox.Session) -> None:
 @nox.session(default=False)
 def memory_pr(session: nox.Session) -> None:
     """Memory pr suite: six scenarios, scripted extractor, hashed vectors, gated (CI)."""
-    _install_package(session)
+    wait = _await_lock(session)
+    _install(session)
     session.run(
-        "gaia-eval", "memory", "--suite", "pr", "--gate", "builtin:memory/pr", *session.posargs
-    )
+        "gaia-eval", "memory", "--suite", "pr", "--gate", "builtin:memory/pr", *wait,
+        *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(default=False)
 def memory_full(session: nox.Session) -> None:
     """Memory full suite: a model extracts and answers (default local), onnx embedder."""
-    _install_package(session, "onnx")
-    session.run("gaia-eval", "memory", "--suite", "full", *session.posargs)
+    wait = _await_lock(session)
+    _install(session, "onnx")
+    session.run("gaia-eval", "memory", "--suite", "full", *wait, *session.posargs)
 
 
 # ---- tasks ----------------------------------------------------------------------------

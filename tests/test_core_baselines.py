@@ -72,18 +72,28 @@ def _parser(mod: object) -> argparse.ArgumentParser:
 
 def test_gate_flags_take_short_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # nowhere near a checkout
-    rag = _parser(_retrieval_rag).parse_args(["--gate", "pr"])
-    assert rag.gate == PACKAGE_BASELINES / "retrieval" / "pr.json"
     # Suites on the engine resolve --gate when the run is requested, in their own folder.
     from gaia_eval.cli._runflags import request
+    from gaia_eval.code_retrieval.runner import CodeRetrievalSuite
     from gaia_eval.core.runloop import RunRequest
+    from gaia_eval.retrieval.runner import RagSuite
 
-    offline = PACKAGE_BASELINES / "code-retrieval" / "offline.json"
-    for value in ("offline", "builtin:code-retrieval/offline", str(offline)):
-        args = _parser(_retrieval_code).parse_args(["--gate", value])
-        req = request(args, ["retrieval"], folder="code-retrieval")
-        assert isinstance(req, RunRequest)
-        assert req.baseline == offline, value
+    cases = [
+        (_retrieval_rag, RagSuite, PACKAGE_BASELINES / "retrieval" / "pr.json", "pr"),
+        (
+            _retrieval_code,
+            CodeRetrievalSuite,
+            PACKAGE_BASELINES / "code-retrieval" / "offline.json",
+            "offline",
+        ),
+    ]
+    for mod, cls, shipped, short in cases:
+        folder = getattr(cls, "baselines_folder", cls.name)
+        for value in (short, f"builtin:{shipped.parent.name}/{short}", str(shipped)):
+            args = _parser(mod).parse_args(["--gate", value])
+            req = request(args, ["retrieval"], folder=folder)
+            assert isinstance(req, RunRequest)
+            assert req.baseline == shipped, value
 
 
 def test_compare_by_short_name_from_any_folder(

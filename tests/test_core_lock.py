@@ -133,6 +133,8 @@ def test_refusal_names_only_a_live_holder(holder: subprocess.Popen[str]) -> None
         pytest.fail("entered a lock another process holds")
     assert "another process" in str(info.value)
     assert "gaia-eval killed" not in str(info.value)
+
+
 # ---- waiting for the lock, and stale holder records -------------------------------------
 
 TIMED_HOLDER = textwrap.dedent(

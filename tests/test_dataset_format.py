@@ -31,7 +31,8 @@ def test_init_dataset_writes_an_example_that_runs(
     assert rc == 0
     (results,) = Path("eval/results").glob("*/results.json")
     data = json.loads(results.read_text())
-    (ds,) = data["datasets"]
+    assert data["header"]["complete"] is True
+    (ds,) = data["summary"]["datasets"]
     assert ds["dataset"] == "greenhouse-example"
     assert ds["summary"]["questions"] == len(DATASET["questions"]) == 5
     # Tiny documents: every answer is found; the example is a working starting point.
