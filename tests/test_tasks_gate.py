@@ -236,3 +236,11 @@ def test_gate_stores_the_verdict_in_the_envelope(tmp_path: Path) -> None:
     assert env.verdict is not None and env.verdict.passed and env.verdict.baseline == str(exp)
     assert "Gate **PASSED**" in (run / "report.md").read_text()
     assert "min_passed" in (run / "report.html").read_text()
+
+
+def test_expect_takes_shipped_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--expect resolves like --gate (core/baselines): a file or builtin:tasks/<name>."""
+    _write(tmp_path / "run", card())
+    assert main(["tasks", "gate", str(tmp_path / "run"), "--expect", "builtin:tasks/nope"]) == 2
+    err = capsys.readouterr().err
+    assert "--expect 'builtin:tasks/nope': no such built-in baseline" in err

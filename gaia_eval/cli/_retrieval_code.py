@@ -32,7 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--embedder", default="hash", help="embedder spec: hash, onnx:<model>, openai:<url>#<model>"
     )
     parser.add_argument("--system", help="module:factory of your own CodeIndex builder")
-    parser.add_argument("--instances-file", type=Path, help="SWE-bench rows as JSONL")
+    parser.add_argument(
+        "--instances-file",
+        type=Path,
+        metavar="FILE",
+        help="SWE-bench rows as JSONL (instance_id, repo, base_commit, problem_statement, "
+        "patch); --suite pr defaults to its 11 pinned rows shipped in the package",
+    )
     parser.add_argument(
         "--git-mirror", type=Path, help="folder of local clones named owner+name (air-gapped runs)"
     )

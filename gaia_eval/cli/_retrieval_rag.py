@@ -31,10 +31,11 @@ FULL_SUITE_REFUSAL = (
 
 EPILOG = (
     "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
-    "(`--gate builtin:retrieval/pr`; nox -s retrieval_pr gates against it). Exit codes: 0 ok, "
-    "1 gate failed or an item crashed, 2 bad input (a label that is not in its document "
-    "names the question), 3 not comparable or an outage (resume with --resume DIR), "
-    "4 eval lock held, 130 interrupted (everything finished is saved; --resume DIR)."
+    "(`--gate pr` or `--gate builtin:retrieval/pr`; nox -s retrieval_pr gates against it). "
+    "Exit codes: 0 ok, 1 gate failed or an item crashed, 2 bad input (a label that is not in "
+    "its document names the question), 3 not comparable or an outage (resume with --resume "
+    "DIR), 4 eval lock held, 130 interrupted and 143 terminated (everything finished is "
+    "saved; --resume DIR)."
 )
 
 
@@ -54,6 +55,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="run this labelled dataset file instead of the suite's (repeatable); the run is "
         "named after the dataset",
+    )
+    parser.add_argument(
+        "--init-dataset",
+        type=Path,
+        metavar="DIR",
+        help="write a small working example dataset (DIR/dataset.json and two documents) "
+        "and stop; run it with --dataset DIR/dataset.json (format: docs/datasets.md)",
     )
     parser.add_argument(
         "--beir",
@@ -92,7 +100,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs=2,
         type=Path,
         metavar=("BASELINE", "CURRENT"),
-        help="gate two existing results.json files and stop (no run)",
+        help="gate two existing results.json files (or shipped names, as --gate: pr, "
+        "builtin:retrieval/pr) and stop (no run)",
     )
     add_run_flags(parser)
     parser.add_argument(
@@ -115,13 +124,15 @@ def _slug(text: str) -> str:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from gaia_eval.core import baselines
     from gaia_eval.core import gate as gate_engine
     from gaia_eval.core.report import section_markdown, verdict_section
     from gaia_eval.core.results import load_envelope
     from gaia_eval.core.suite import legacy_converters
     from gaia_eval.retrieval.runner import SUITE, RagSuite
 
-    base_path, cur_path = args.compare
+    # `--compare pr CURRENT`: either side may name a shipped file (core/baselines).
+    base_path, cur_path = (baselines.resolve(str(p), "retrieval") for p in args.compare)
     legacy = legacy_converters()
     baseline = load_envelope(base_path, suite=SUITE, legacy=legacy)
     current = load_envelope(cur_path, suite=SUITE, legacy=legacy)
@@ -136,6 +147,13 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.init_dataset is not None:
+        from gaia_eval.retrieval.example_dataset import write_example
+
+        written = write_example(args.init_dataset)
+        print(f"wrote {written} (and its documents under {args.init_dataset / 'docs'})")
+        print(f"run it: gaia-eval retrieval --component rag --dataset {written} --embedder hash")
+        return 0
     if args.compare:
         return _compare(args)
     if args.suite == "full":

@@ -65,6 +65,9 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
         action="store_true",
         help="keep the run's temporary work folder (its path is in results.json setup._temp)",
     )
+    from gaia_eval.core.lock import add_wait_lock_argument
+
+    add_wait_lock_argument(g)
     if gate:
         g.add_argument(
             "--gate",
@@ -79,20 +82,17 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
         )
 
 
-def resolve_baseline(spec: str) -> tuple[Path, str]:
-    """(path, label) of a --gate value: a file, a run folder, or `builtin:SUITE/NAME`."""
-    if spec.startswith("builtin:"):
-        from importlib import resources
+def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
+    """(path, label) of a --gate value: a file, a run folder, `builtin:SUITE/NAME`, or (with
+    the suite's baselines `folder`) a short name; names resolve in core/baselines."""
+    from gaia_eval.core import baselines
 
-        name = spec.removeprefix("builtin:").strip("/")
-        root = Path(str(resources.files("gaia_eval") / "baselines"))
-        path = (root / f"{name}.json").resolve()
-        if root.resolve() not in path.parents or not path.is_file():
-            shipped = sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.json"))
-            msg = f"--gate {spec}: no such shipped baseline; shipped: {', '.join(shipped)}"
-            raise InvalidInputError(msg)
-        return path, spec
     path = Path(spec)
+    if spec.startswith(baselines.PREFIX) or (folder is not None and not path.exists()):
+        try:
+            return baselines.resolve(spec, folder or ""), spec
+        except InvalidInputError as err:
+            raise InvalidInputError(f"--gate {err}") from None
     if path.is_dir():
         path = path / "results.json"
     return path, spec
@@ -103,8 +103,11 @@ invoked: list[str] = []
 records; `sys.argv` is neither expanded nor, when main() is called in-process, ours)."""
 
 
-def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> object:
-    """The RunRequest the shared flags ask for."""
+def request(
+    args: argparse.Namespace, argv: Sequence[str] | None = None, *, folder: str | None = None
+) -> object:
+    """The RunRequest the shared flags ask for (`folder`: the suite's baselines folder under
+    gaia_eval/baselines/, where `--gate NAME` looks)."""
     from gaia_eval.core.runloop import RunRequest, Shard
 
     if argv is None:
@@ -112,7 +115,7 @@ def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> obje
     argv = list(argv)
     baseline, label = (None, None)
     if getattr(args, "gate", None):
-        baseline, label = resolve_baseline(args.gate)
+        baseline, label = resolve_baseline(args.gate, folder)
     return RunRequest(
         command="gaia-eval " + shlex.join(argv),
         argv=argv,
@@ -123,6 +126,7 @@ def request(args: argparse.Namespace, argv: Sequence[str] | None = None) -> obje
         baseline_label=label,
         tolerance=getattr(args, "tolerance", None),
         keep_temp=args.keep_temp,
+        wait_lock=getattr(args, "wait_lock", None),
     )
 
 
@@ -142,7 +146,12 @@ def run_suite(
 
     assert isinstance(suite, Suite)
     # main(argv) keeps its own argv on args: an in-process run records that, not sys.argv.
-    req = request(args, argv if argv is not None else getattr(args, "_argv", None))
+    cls = type(suite)
+    req = request(
+        args,
+        argv if argv is not None else getattr(args, "_argv", None),
+        folder=getattr(cls, "baselines_folder", cls.name),
+    )
     assert isinstance(req, runloop.RunRequest)
     outcome = runloop.run(suite, req)
     for line in terminal_summary(type(suite), outcome.envelope):

@@ -391,14 +391,20 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if args.propose:
         exp = propose(cards, os.environ.get("GITHUB_SHA"), os.environ.get("RUNNER_NAME"))
         _write_expectations(args.propose, exp)
-    if args.expect is not None and not args.expect.is_file():
-        msg = (
-            f"--expect {args.expect}: no such file; name an expectations file (written by "
-            "`tasks propose`), or leave --expect out to use the committed one"
-        )
-        raise InvalidInputError(msg)
+    expect = None
+    if args.expect is not None:  # a file, or shipped expectations by name (core/baselines)
+        from gaia_eval.core import baselines
+
+        try:
+            expect = baselines.resolve(str(args.expect), "tasks")
+        except InvalidInputError as err:
+            msg = (
+                f"--expect {err}; name an expectations file (written by `tasks propose`), "
+                "or leave --expect out to use the committed one"
+            )
+            raise InvalidInputError(msg) from None
     head = env_.header
-    path = args.expect or default_expectations(head.model or "", head.tier)
+    path = expect or default_expectations(head.model or "", head.tier)
     cls = suite_class(head.suite)
     if not path.is_file():
         for line in terminal_summary(cls, env_):

@@ -46,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--quick", action="store_true", help="smaller workloads and fewer repeats (a smoke run)"
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows as JSON")
+    from gaia_eval.core.lock import add_wait_lock_argument
+
+    add_wait_lock_argument(parser)
 
 
 def _chosen(only: str | None) -> list[str]:
@@ -120,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     modules = {area: _module(area) for area in chosen}
     clock = RunClock()
     measured: list[tuple[str, BenchRow]] = []
-    with eval_lock("gaia-eval bench"):
+    with eval_lock("gaia-eval bench", wait=args.wait_lock):
         try:
             for area, mod in modules.items():
                 note(f"bench {area}: {mod.TITLE}{' (quick)' if args.quick else ''} ...")

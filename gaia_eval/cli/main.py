@@ -14,6 +14,15 @@ from types import ModuleType
 from gaia_eval import __version__
 from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
 
+EPILOG = (
+    "Every command has --help. Documentation: README.md and docs/ in the gaia_eval source "
+    "(docs/architecture.md, docs/runs.md, docs/datasets.md, docs/retrieval-rag.md, "
+    "docs/code-retrieval.md, docs/memory.md, docs/tasks.md, docs/scrubbing.md). Exit codes: "
+    "0 ok, 1 gate failed, 2 invalid input, 3 not comparable or infrastructure outage, 4 eval "
+    "lock held, 5 secret leak refused, 70 internal error, 130 interrupted, 143 terminated "
+    "(SIGTERM)."
+)
+
 
 def _command_modules() -> list[ModuleType]:
     import gaia_eval.cli as pkg
@@ -41,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gaia-eval",
         description="Evaluate AI agents and their parts with numbers you can trust.",
+        epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"gaia-eval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+from types import ModuleType
 
 NAME = "retrieval"
 # The component parser answers --help, with the component's own flags.
@@ -44,6 +45,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-h", "--help", action="store_true", help="show help and exit")
 
 
+def _first_paragraph(doc: str | None) -> str | None:
+    """A module docstring's first paragraph as one line (a cut sentence helps nobody)."""
+    if not doc:
+        return None
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+def component_parser(component: str) -> tuple[ModuleType, argparse.ArgumentParser]:
+    """The flags of one component, described by its module docstring's first paragraph."""
+    mod = importlib.import_module(_COMPONENTS[component])
+    parser = argparse.ArgumentParser(
+        prog=f"gaia-eval retrieval --component {component}",
+        description=_first_paragraph(mod.__doc__),
+    )
+    mod.add_arguments(parser)
+    return mod, parser
+
+
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.core.errors import InvalidInputError
 
@@ -58,12 +77,7 @@ def run(args: argparse.Namespace) -> int:
         msg = f"--component: choose one of {', '.join(sorted(choices))}"
         raise InvalidInputError(msg)
     args.component, args.rest = given[0], given[1:]
-    mod = importlib.import_module(choices[args.component])
-    sub = argparse.ArgumentParser(
-        prog=f"gaia-eval retrieval --component {args.component}",
-        description=mod.__doc__.splitlines()[0] if mod.__doc__ else None,
-    )
-    mod.add_arguments(sub)
+    mod, sub = component_parser(args.component)
     rest = list(args.rest)
     if args.help:
         rest.append("--help")

@@ -1,6 +1,7 @@
 """`gaia-eval schema`: write (or check) the JSON Schema of every result model.
 
 Every `gaia_eval/**/models.py` that defines `RESULT_MODELS: tuple[type[BaseModel], ...]`
+(result files) or `INPUT_MODELS` (formats users write, such as the retrieval dataset file)
 contributes one `<package>.<Model>.schema.json` per model. With `--check` nothing is
 written: any difference from the committed files (changed, missing or stale) exits 1.
 """
@@ -13,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 NAME = "schema"
-HELP = "Regenerate (or --check) the committed JSON Schemas of the result models."
+HELP = (
+    "Regenerate (or --check) the committed JSON Schemas of the result files and of the "
+    "dataset format."
+)
 
 SUFFIX = ".schema.json"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -54,18 +58,21 @@ def expected_files() -> dict[str, str]:
     files: dict[str, str] = {}
     for name in model_modules():
         mod = importlib.import_module(name)
-        models = getattr(mod, "RESULT_MODELS", None)
-        if models is None:
-            continue
-        if not isinstance(models, tuple) or not all(
-            isinstance(m, type) and issubclass(m, BaseModel) for m in models
-        ):
-            msg = f"{name}.RESULT_MODELS must be a tuple of pydantic model classes"
-            raise InvalidInputError(msg)
-        package = name.removeprefix("gaia_eval.").removesuffix(".models").removesuffix(".results")
-        for model in models:
-            schema: dict[str, Any] = {"$schema": DIALECT, **model.model_json_schema()}
-            files[f"{package}.{model.__name__}{SUFFIX}"] = dumps_json(schema, indent=2)
+        for attr in ("RESULT_MODELS", "INPUT_MODELS"):
+            models = getattr(mod, attr, None)
+            if models is None:
+                continue
+            if not isinstance(models, tuple) or not all(
+                isinstance(m, type) and issubclass(m, BaseModel) for m in models
+            ):
+                msg = f"{name}.{attr} must be a tuple of pydantic model classes"
+                raise InvalidInputError(msg)
+            package = (
+                name.removeprefix("gaia_eval.").removesuffix(".models").removesuffix(".results")
+            )
+            for model in models:
+                schema: dict[str, Any] = {"$schema": DIALECT, **model.model_json_schema()}
+                files[f"{package}.{model.__name__}{SUFFIX}"] = dumps_json(schema, indent=2)
     return files
 
 

@@ -51,7 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also redact the values of environment variables whose names look secret "
         "(KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, COOKIE, AUTH)",
     )
-    parser.add_argument("--chunk-size", type=int, default=CHUNK, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--chunk-size",
+        type=int,
+        default=CHUNK,
+        metavar="BYTES",
+        help=f"bytes read per step when streaming (default {CHUNK}); secrets that straddle "
+        "two steps are still found",
+    )
 
 
 def _stream(

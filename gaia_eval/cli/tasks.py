@@ -106,8 +106,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gate.add_argument(
         "--expect",
         type=Path,
-        help="expectations file (default: the committed one for the model and suite, "
-        "gaia_eval/baselines/tasks/<model>.<suite>.json)",
+        metavar="FILE",
+        help="expectations file, or shipped ones by name (builtin:tasks/<name>; `gaia-eval "
+        "baselines` lists them); default: the committed one for the model and suite, "
+        "gaia_eval/baselines/tasks/<model>.<suite>.json",
     )
     gate.add_argument(
         "--enforce",
@@ -131,6 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for report.md and .html"
     )
+    # A subcommand's --help opens with the line `tasks --help` lists for it.
+    for choice in sub._choices_actions:
+        parser_of = sub.choices[choice.dest]
+        parser_of.description = parser_of.description or choice.help
 
 
 def run(args: argparse.Namespace) -> int:

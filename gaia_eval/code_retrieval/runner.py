@@ -201,6 +201,8 @@ class CodeRetrievalSuite(Suite):
             return self._sampled()
         if opts.instances_file is not None:
             rows = load_jsonl(opts.instances_file, source="swebench-verified")
+        elif d.instances_file is not None:  # the pinned rows ship in the package
+            rows = load_jsonl(suites_mod.DATA_DIR / d.instances_file, source="swebench-verified")
         else:
             rows = fetch_rows(
                 VERIFIED, "test", self.work, offline=opts.offline, base_url=opts.datasets_url

@@ -5,11 +5,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from gaia_eval.core.errors import InvalidInputError
 
 SAMPLE_SEED = 20260930
+DATA_DIR = Path(__file__).parent / "data"
+"""Shipped instance rows (data/README.md says where they come from)."""
 T = TypeVar("T")
 NIGHTLY_MAX_CHUNKS = 20_000
 PARTS = ("quality", "incremental", "robustness", "scale")
@@ -68,6 +71,8 @@ class Suite:
     parts: tuple[str, ...]
     instance_ids: tuple[str, ...] = ()
     """Pinned instance ids (empty: every row given)."""
+    instances_file: str | None = None
+    """Shipped JSONL in DATA_DIR holding the pinned rows (used without --instances-file)."""
     replay: tuple[str, str, int] | None = None
     """(repo, tip commit, commits) of the incremental replay."""
     robustness: tuple[str, str, str] | None = None
@@ -96,6 +101,7 @@ SUITES: dict[str, Suite] = {
         name="pr",
         parts=("quality", "incremental", "robustness"),
         instance_ids=PR_INSTANCE_IDS,
+        instances_file="swebench-pr-subset.jsonl",
         replay=("psf/requests", REQUESTS_PIN, 11),
         robustness=("psf/requests", REQUESTS_PIN, "src/requests"),
         probes=REQUESTS_PROBES,

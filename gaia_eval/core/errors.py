@@ -24,6 +24,7 @@ EXIT_INFRA = 3
 EXIT_LOCKED = 4
 EXIT_LEAK = 5
 EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
 
 
 class GaiaEvalError(Exception):
@@ -86,5 +87,5 @@ def exit_code_for(err: BaseException) -> int:
     if isinstance(err, Terminated):
         return 128 + err.signum
     if isinstance(err, KeyboardInterrupt):
-        return 130
+        return EXIT_INTERRUPTED
     return EXIT_INTERNAL

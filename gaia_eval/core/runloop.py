@@ -431,7 +431,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
     if req.baseline is not None:  # before anything runs: a bad baseline costs nothing
         state.baseline = load_baseline(req.baseline, label, cls)
 
-    with eval_lock(req.command), unwind_on_signals():
+    with eval_lock(req.command, wait=req.wait_lock), unwind_on_signals():
         try:
             header, todo = _plan(state, label)
         except BaseException:

@@ -1,4 +1,4 @@
-"""Model specs (DESIGN.md "Model specs"): one string names the backend and the model.
+"""Model specs (docs/architecture.md, "Model specs"): one string names the backend and model.
 
 - `openai:<base_url>#<model>`: any OpenAI-compatible server;
 - `anthropic:<model>`: Claude through the anthropic SDK;

@@ -1,6 +1,7 @@
 """Labelled retrieval datasets: load, validate, and name every problem precisely.
 
-Format (reference-behaviour §2.2): a JSON object with `id`, `description`, `documents`
+Format (docs/datasets.md; JSON Schema `schemas/retrieval.Dataset.schema.json`, and
+`--init-dataset DIR` writes a working example): a JSON object with `id`, `description`, `documents`
 (`{id, path}`; a relative path is relative to the dataset file) and `questions`
 (`{id, doc, question, answer, answer_aliases, answer_type, evidence, tags, language}`;
 each evidence entry has a verbatim `quote` and/or a 1-based `page`, optionally a `near`
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import atomic_write_bytes
@@ -47,7 +49,14 @@ class EvidenceLabel(BaseModel):
     dataset file) means document level: any chunk of the document is a hit.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # A dataset file's evidence needs a quote or a page (document-level evidence comes only
+    # from loaders); the published schema says so, the loader checks it.
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        use_attribute_docstrings=True,
+        json_schema_extra={"anyOf": [{"required": ["quote"]}, {"required": ["page"]}]},
+    )
 
     doc: str = ""
     """Document id; the loader fills in the question's `doc` when absent."""
@@ -81,43 +90,55 @@ class EvidenceLabel(BaseModel):
 class Question(BaseModel):
     """One labelled question."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     id: str = Field(min_length=1)
+    """Unique within the dataset; results and gates match questions by it."""
     doc: str = Field(min_length=1)
     """The document the question is about (evidence defaults to it)."""
     question: str = Field(min_length=1)
+    """The question as a user would ask it."""
     answer: str
     """Gold answer (empty for retrieval-only data such as BEIR)."""
     answer_aliases: list[str] = []
+    """Other accepted spellings of the answer."""
     answer_type: AnswerType
     """numeric: graded on the first number; exact: string match; judge: a model grades."""
     evidence: list[EvidenceLabel] = Field(min_length=1)
+    """Where the answer is; a retrieved chunk covering half of a quote is a hit."""
     tags: list[str] = []
+    """Free labels; reports break results down by them."""
     language: str = "en"
+    """Language of the question (BCP 47 tag)."""
 
 
 class DocumentRef(BaseModel):
     """A document of the dataset: an id and the absolute path of its file."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     id: str = Field(min_length=1)
+    """Unique within the dataset; questions name their document by it."""
     path: Path
-    """Absolute; a relative path in the file is resolved against the dataset's folder."""
+    """The document file (txt, md, pdf, ...); in a dataset file a relative path is relative
+    to the dataset file's folder (the loader makes it absolute)."""
 
 
 class Dataset(BaseModel):
-    """A validated dataset."""
+    """A labelled retrieval dataset: documents and questions whose evidence is in them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     id: str = Field(min_length=1)
+    """Names the dataset in results and reports."""
     description: str = ""
+    """What the dataset is and where its documents come from."""
     documents: list[DocumentRef]
+    """The documents to index, each with a unique id."""
     questions: list[Question]
-    source: Path
-    """The dataset file (or BEIR folder) it was loaded from."""
+    """The labelled questions."""
+    source: SkipJsonSchema[Path]
+    """The dataset file (or BEIR folder) it was loaded from (set by the loader)."""
 
     def document(self, doc_id: str) -> DocumentRef:
         for d in self.documents:
@@ -170,7 +191,8 @@ def _fail(path: Path, problems: list[str]) -> InvalidInputError:
 
 
 def load_dataset(path: Path | str) -> Dataset:
-    """Load and validate a labelled JSON dataset (§2.2); InvalidInputError on any problem."""
+    """Load and validate a labelled JSON dataset (docs/datasets.md); InvalidInputError on any
+    problem."""
     path = Path(path).resolve()
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.runmeta import Machine
+from gaia_eval.retrieval.dataset import Dataset
 
 SCHEMA_VERSION = 1
 DENSE_DEPTH = 20
@@ -469,3 +470,5 @@ class RagResults(Envelope):
 
 
 RESULT_MODELS = (RagResults,)
+# Formats users write: `gaia-eval schema` publishes them beside the results (docs/datasets.md).
+INPUT_MODELS = (Dataset,)

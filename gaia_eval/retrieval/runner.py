@@ -81,6 +81,7 @@ class RagSuite(Suite):
     """Document retrieval: is the labelled evidence found, by which pipeline, at what cost."""
 
     name: ClassVar[str] = SUITE
+    baselines_folder: ClassVar[str] = "retrieval"  # `--gate pr`: gaia_eval/baselines/retrieval/
     title: ClassVar[str] = "RAG retrieval"
     item_model: ClassVar[type[BaseModel]] = RagItem
     item_noun: ClassVar[str] = "item"

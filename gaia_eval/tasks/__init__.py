@@ -2,6 +2,5 @@
 finished project does, not what the agent says it did (`gaia-eval tasks ...`).
 
 Task definitions ship inside the package under `gaia_eval/tasks/data/` (tasks.json, the
-toybox fixture), so an installed wheel runs the suites with no checkout. DESIGN.md's layout
-names a root `tasks/` folder; the canonical copy lives here instead so that it ships.
+toybox fixture), so an installed wheel runs the suites with no checkout (docs/tasks.md).
 """

@@ -1,0 +1,132 @@
+"""Shipped baselines by name: `--gate pr`, `--gate builtin:retrieval/pr`, `gaia-eval baselines`."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gaia_eval
+from gaia_eval.cli import _retrieval_code, _retrieval_rag
+from gaia_eval.cli.main import main
+from gaia_eval.core import baselines
+from gaia_eval.core.errors import InvalidInputError
+
+PACKAGE_BASELINES = Path(gaia_eval.__file__).parent / "baselines"
+SHIPPED = sorted(PACKAGE_BASELINES.glob("*/*.json"))
+
+
+def test_every_shipped_file_is_listed_and_resolves_back() -> None:
+    listed = baselines.available()
+    assert sorted(b.path for b in listed) == SHIPPED
+    assert len(SHIPPED) >= 4
+    for b in listed:
+        assert baselines.resolve(b.ref, "anything") == b.path
+        assert baselines.resolve(b.name, b.suite) == b.path
+        assert baselines.resolve(f"{b.ref}.json", "x") == b.path
+
+
+def test_short_names_are_per_suite_folder() -> None:
+    assert baselines.resolve("pr", "retrieval") == PACKAGE_BASELINES / "retrieval" / "pr.json"
+    code = PACKAGE_BASELINES / "code-retrieval"
+    assert baselines.resolve("pr", "code-retrieval") == code / "pr.json"
+    assert baselines.resolve("offline.json", "code-retrieval") == code / "offline.json"
+    with pytest.raises(InvalidInputError, match=r"builtin:retrieval/pr\b"):
+        baselines.resolve("offline", "retrieval")
+
+
+def test_an_existing_file_wins_over_a_short_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("pr").write_text("{}")
+    assert baselines.resolve("pr", "retrieval") == Path("pr")
+    with pytest.raises(InvalidInputError, match="is a folder"):
+        baselines.resolve(str(tmp_path), "retrieval")
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("builtin:pr", "builtin:<suite>/<name>"),
+        ("builtin:retrieval/../x", "builtin:<suite>/<name>"),
+        ("builtin:retrieval/nope", "shipped: builtin:retrieval/pr"),
+        ("builtin:nosuch/pr", "none ship for nosuch"),
+        ("results/missing.json", "no such file"),
+    ],
+)
+def test_bad_names_say_what_ships(value: str, needle: str) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        baselines.resolve(value, "retrieval")
+    assert needle in str(info.value)
+
+
+def _parser(mod: object) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser()
+    mod.add_arguments(p)  # type: ignore[attr-defined]
+    return p
+
+
+def test_gate_flags_take_short_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # nowhere near a checkout
+    # Suites on the engine resolve --gate when the run is requested, in their own folder.
+    from gaia_eval.cli._runflags import request
+    from gaia_eval.code_retrieval.runner import CodeRetrievalSuite
+    from gaia_eval.core.runloop import RunRequest
+    from gaia_eval.retrieval.runner import RagSuite
+
+    cases = [
+        (_retrieval_rag, RagSuite, PACKAGE_BASELINES / "retrieval" / "pr.json", "pr"),
+        (
+            _retrieval_code,
+            CodeRetrievalSuite,
+            PACKAGE_BASELINES / "code-retrieval" / "offline.json",
+            "offline",
+        ),
+    ]
+    for mod, cls, shipped, short in cases:
+        folder = getattr(cls, "baselines_folder", cls.name)
+        for value in (short, f"builtin:{shipped.parent.name}/{short}", str(shipped)):
+            args = _parser(mod).parse_args(["--gate", value])
+            req = request(args, ["retrieval"], folder=folder)
+            assert isinstance(req, RunRequest)
+            assert req.baseline == shipped, value
+
+
+def test_compare_by_short_name_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    current = PACKAGE_BASELINES / "retrieval" / "pr.json"
+    assert main(["retrieval", "--component", "rag", "--compare", "pr", str(current)]) == 0
+    assert "pass" in capsys.readouterr().out.lower()
+
+
+def test_unknown_gate_is_a_usage_error_listing_the_shipped_ones(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gaia_eval", "retrieval", "--component", "code",
+         "--suite", "offline", "--gate", "nightly"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "--gate nightly: no such file" in proc.stderr
+    assert "builtin:code-retrieval/offline" in proc.stderr
+
+
+def test_baselines_command_lists_them(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["baselines"]) == 0
+    out = capsys.readouterr().out
+    for b in baselines.available():
+        assert b.ref in out
+    assert "gaia-eval retrieval --component rag --gate pr" in out
+    assert "embedder onnx:all-MiniLM-L6-v2-int8" in out
+    assert main(["baselines", "--suite", "code-retrieval", "--paths"]) == 0
+    paths = capsys.readouterr().out.split()
+    assert sorted(Path(p) for p in paths) == sorted(PACKAGE_BASELINES.glob("code-retrieval/*.json"))
+    assert main(["baselines", "--suite", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "no baselines ship for it" in err
+    assert "code-retrieval" in err.split("suite folders:")[1]
