@@ -39,6 +39,8 @@ class StreamRecord:
     """Arrival of the response's status line."""
     t_end_ns: int = 0
     """Arrival of the stream's final event ([DONE] / message_stop), or of the failure."""
+    in_flight: int = 0
+    """Requests in flight at this one's start, itself included."""
     connection_reused: bool = False
     """True when a kept-alive connection carried the request (no connect time)."""
     status: int = 0

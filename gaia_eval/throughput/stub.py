@@ -251,7 +251,14 @@ class StubServer:
         self.stats.processing += 1
         try:
             return await self._send_events(
-                writer, beh, rid, t_recv, sends, prompt_tokens, body, anthropic=anthropic
+                writer,
+                beh,
+                rid=rid,
+                t_recv=t_recv,
+                sends=sends,
+                prompt_tokens=prompt_tokens,
+                body=body,
+                anthropic=anthropic,
             )
         finally:
             self.stats.processing -= 1
@@ -260,12 +267,12 @@ class StubServer:
         self,
         writer: asyncio.StreamWriter,
         beh: Behaviour,
+        *,
         rid: str,
         t_recv: int,
         sends: list[list[Any]],
         prompt_tokens: int,
         body: dict[str, Any],
-        *,
         anthropic: bool,
     ) -> bool:
         fmt = _AnthropicFormat(rid) if anthropic else _OpenAIFormat(rid, body)
