@@ -475,6 +475,7 @@ class StreamClient:
                 rec.t_end_ns = 0
                 continue
             break
+        assert conn is not None
         if conn.reusable and rec.error_kind in (None, "http_4xx", "http_5xx"):
             self._idle.append(conn)
         else:

@@ -104,9 +104,9 @@ async def run_level(
     stopper = _Stopper(plan)
     cpu0 = time.thread_time()
     if plan.concurrency is not None:
-        await _closed(client, requests, plan, run, stopper, item_offset)
+        await _closed(client, requests, plan, run=run, stopper=stopper, offset=item_offset)
     else:
-        await _open(client, requests, plan, run, stopper, item_offset)
+        await _open(client, requests, plan, run=run, stopper=stopper, offset=item_offset)
     run.client_cpu_s = time.thread_time() - cpu0
     run.stopped = stopper.stopped
     run.t_finish_ns = max((r.t_end_ns for r in run.records), default=run.t_begin_ns)
@@ -117,6 +117,7 @@ async def _closed(
     client: StreamClient,
     requests: Sequence[bytes],
     plan: LevelPlan,
+    *,
     run: LevelRun,
     stopper: _Stopper,
     offset: int,
@@ -151,6 +152,7 @@ async def _open(
     client: StreamClient,
     requests: Sequence[bytes],
     plan: LevelPlan,
+    *,
     run: LevelRun,
     stopper: _Stopper,
     offset: int,

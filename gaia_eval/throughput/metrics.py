@@ -100,9 +100,7 @@ def _apportion(total: int, weights: Sequence[int]) -> list[int]:
     return [b + e for b, e in zip(base, extra, strict=True)]
 
 
-def derive(
-    rec: StreamRecord, *, open_loop: bool, tokenizer: Tokenizer | None = None
-) -> Derived:
+def derive(rec: StreamRecord, *, open_loop: bool, tokenizer: Tokenizer | None = None) -> Derived:
     """Per-request numbers of a successful record (see the module docstring)."""
     origin = rec.t_scheduled_ns if open_loop else rec.t_sent_ns
     tokens, source = chunk_tokens(rec, tokenizer)
@@ -151,8 +149,15 @@ def variance_stats(values: Sequence[float]) -> dict[str, float | int]:
     half-width 1.96 * stdev / sqrt(n); stdev and CI are 0 with fewer than two values."""
     n = len(values)
     if n == 0:
-        return {"n": 0, "mean": 0.0, "stdev": 0.0, "min": 0.0, "max": 0.0, "cv_pct": 0.0,
-                "ci95_half_width": 0.0}
+        return {
+            "n": 0,
+            "mean": 0.0,
+            "stdev": 0.0,
+            "min": 0.0,
+            "max": 0.0,
+            "cv_pct": 0.0,
+            "ci95_half_width": 0.0,
+        }
     m = mean(values)
     sd = math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - 1)) if n >= 2 else 0.0
     return {

@@ -390,8 +390,8 @@ class _AnthropicFormat:
         return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
     def opening(self) -> bytes:
-        message = {"id": f"msg_{self.rid}", "type": "message", "role": "assistant"}
-        message |= {"content": [], "usage": {"input_tokens": 0, "output_tokens": 1}}
+        message: dict[str, Any] = {"id": f"msg_{self.rid}", "type": "message"}
+        message |= {"role": "assistant", "content": [], "usage": {"input_tokens": 0}}
         return self._event("message_start", {"type": "message_start", "message": message})
 
     def opening_with_nothing(self) -> bytes:
