@@ -114,6 +114,18 @@ def parse_behaviour(model: str) -> Behaviour:
     return out
 
 
+# The stub's answer under a json_schema response_format: fixed, so a test can compute the
+# triage metrics it must score from the corpus labels alone.
+JSON_ANSWER = '{"urgency": 4, "category": "work", "personal": false}'
+
+
+def _pieces(text: str, n: int) -> list[str]:
+    """`text` cut into `n` consecutive pieces (none empty while n <= len(text))."""
+    n = max(1, min(n, len(text)))
+    bounds = [round(i * len(text) / n) for i in range(n + 1)]
+    return [text[bounds[i] : bounds[i + 1]] for i in range(n)]
+
+
 def _words(start: int, n: int) -> str:
     return "".join(f" w{start + i}" for i in range(n))
 
@@ -290,6 +302,9 @@ class StubServer:
             out.clear()
         pieces = [("reasoning", i) for i in range(beh.reasoning)]
         pieces += [("content", i) for i in range(beh.chunks)]
+        answer = _pieces(JSON_ANSWER, beh.chunks) if body.get("response_format") else None
+        if answer is not None:
+            pieces = pieces[: beh.reasoning + len(answer)]
         if not beh.role_first and pieces:
             out += _chunk(fmt.opening_with_nothing())
         generated = 0
@@ -310,6 +325,8 @@ class StubServer:
                     return False
                 out += _chunk(b'data: {"choices": [{"delta": {"content": "x"\n\n')
             text = _words(generated, beh.tokens_per_chunk)
+            if answer is not None and kind == "content":
+                text = answer[content_index]
             generated += beh.tokens_per_chunk
             event = fmt.delta(text, reasoning=kind == "reasoning")
             if immediate:
@@ -464,6 +481,8 @@ def stub_process(timeout_s: float = 20.0) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def main(argv: list[str] | None = None) -> int:
