@@ -180,6 +180,19 @@ def tasks_controls(session: nox.Session) -> None:
     session.run("gaia-eval", "tasks", "controls", *session.posargs)
 
 
+# ---- benchmark (model serving) --------------------------------------------------------
+
+# The issue's "done" run: the embedded local model at three concurrency levels.
+BENCHMARK_DEFAULT = ["--model", "local", "--concurrency", "1,2,4", "--requests", "24"]
+
+
+@nox.session(default=False)
+def benchmark(session: nox.Session) -> None:
+    """Model-serving benchmark: TTFT, ITL, tokens/s per load level (args pass through)."""
+    _install_package(session)
+    session.run("gaia-eval", "benchmark", *(session.posargs or BENCHMARK_DEFAULT))
+
+
 # ---- scrub ----------------------------------------------------------------------------
 
 

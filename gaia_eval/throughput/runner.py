@@ -95,7 +95,7 @@ def resolve_target(spec: str, *, slots: int | None = None) -> Target:
 def _local_target(spec: str, slots: int | None) -> Target:
     try:
         from gaia_eval.llm import local_server  # type: ignore[attr-defined,unused-ignore]
-    except ModuleNotFoundError as err:
+    except ImportError as err:
         msg = (
             f"--model {spec}: this gaia-eval has no embedded local model "
             "(gaia_eval.llm.local_server); use 'openai:<base_url>#<model>'"
