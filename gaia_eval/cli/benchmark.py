@@ -57,6 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, help="max output tokens (chat 128, triage 64)")
     parser.add_argument("--input-words", type=int, default=128, help="chat prompt length in words")
     parser.add_argument(
+        "--ignore-eos",
+        action="store_true",
+        help="chat: ask the server (vLLM, llama.cpp) for exactly --max-tokens tokens",
+    )
+    parser.add_argument(
         "--warmup", type=int, default=2, help="uncounted requests first (default 2)"
     )
     parser.add_argument("--repeats", type=int, default=1, help="run every level K times (variance)")
@@ -140,7 +145,10 @@ def workload(args: argparse.Namespace, needed: int) -> Workload:
             msg = f"--input-words must be >= 1, got {args.input_words}"
             raise InvalidInputError(msg)
         return workloads.chat_workload(
-            count=max(1, needed), input_words=args.input_words, max_tokens=args.max_tokens or 128
+            count=max(1, needed),
+            input_words=args.input_words,
+            max_tokens=args.max_tokens or 128,
+            ignore_eos=args.ignore_eos,
         )
     path = Path(args.workload)
     if not path.is_file():

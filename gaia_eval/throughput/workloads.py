@@ -102,10 +102,16 @@ def triage_workload(max_tokens: int | None = None) -> Workload:
 
 
 def chat_workload(
-    count: int = 32, input_words: int = 128, max_tokens: int = 128, seed: int = 20260930
+    count: int = 32,
+    input_words: int = 128,
+    max_tokens: int = 128,
+    seed: int = 20260930,
+    *,
+    ignore_eos: bool = False,
 ) -> Workload:
     """Synthetic prompts of `input_words` words (a unique opening each, so a prefix cache
-    cannot serve one prompt from another) asking for `max_tokens` tokens of story."""
+    cannot serve one prompt from another) asking for `max_tokens` tokens of story;
+    `ignore_eos` asks the server (vLLM, llama.cpp) to generate exactly that many."""
     rng = random.Random(seed)
     items = []
     for i in range(count):
@@ -116,9 +122,10 @@ def chat_workload(
                 id=f"chat-{i:04d}",
                 messages=[{"role": "user", "content": prompt}],
                 max_tokens=max_tokens,
+                extra={"ignore_eos": True} if ignore_eos else {},
             )
         )
-    name = f"chat(in={input_words}w,out={max_tokens})"
+    name = f"chat(in={input_words}w,out={max_tokens}{',ignore_eos' if ignore_eos else ''})"
     return Workload(name, items, _digest(items))
 
 
