@@ -32,6 +32,7 @@ from typing import Any
 
 LOG_LIMIT = 20_000  # entries kept for /stub/log; a long bench run must not grow without end
 
+_ID_PLACEHOLDER = "stub-########"  # as wide as a real id (stub-00000001)
 FAULTS = ("", "drop", "malformed", "no_done", "status500", "status429", "status400", "hang")
 
 
@@ -198,6 +199,9 @@ class StubServer:
     def __init__(self) -> None:
         self.stats = _Stats()
         self._ids = 0
+        # Zero-latency responses by request shape, with the request id as a placeholder: a
+        # bench of the client must not measure the stub building JSON.
+        self._cache: dict[tuple[Any, ...], tuple[bytes, list[str], int]] = {}
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -247,7 +251,7 @@ class StubServer:
             await writer.drain()
             return True
         self._ids += 1
-        rid = f"stub-{self._ids}"
+        rid = f"stub-{self._ids:08d}"  # fixed width: cached responses swap it in place
         prompt_tokens = len(json.dumps(body.get("messages", [])).split())
         entry: dict[str, Any] = {"id": rid, "model": body.get("model"), "t_received_ns": t_recv}
         sends: list[list[Any]] = []
@@ -287,12 +291,31 @@ class StubServer:
         body: dict[str, Any],
         anthropic: bool,
     ) -> bool:
-        fmt = _AnthropicFormat(rid) if anthropic else _OpenAIFormat(rid, body)
+        immediate = beh.ttft_ms == 0 and beh.gap_ms == 0 and beh.fault in ("", "no_done")
+        want_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        key = (
+            beh,
+            anthropic,
+            want_usage,
+            str(body.get("model")),
+            bool(body.get("response_format")),
+            prompt_tokens,
+        )
+        if immediate and key in self._cache:
+            data, kinds, generated = self._cache[key]
+            writer.write(data.replace(_ID_PLACEHOLDER.encode(), rid.encode()))
+            t_end = time.monotonic_ns()
+            sends.extend([t_end, k, beh.tokens_per_chunk] for k in kinds)
+            sends.append([t_end, "done", 0])
+            self.stats.generated_tokens += generated
+            await writer.drain()
+            return True
+        name = _ID_PLACEHOLDER if immediate else rid
+        fmt = _AnthropicFormat(name) if anthropic else _OpenAIFormat(name, body)
         head = (
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            f"x-request-id: {rid}\r\ntransfer-encoding: chunked\r\n\r\n"
+            f"x-request-id: {name}\r\ntransfer-encoding: chunked\r\n\r\n"
         ).encode()
-        immediate = beh.ttft_ms == 0 and beh.gap_ms == 0 and beh.fault in ("", "no_done")
         out = bytearray(head)
         if beh.role_first:
             out += _chunk(fmt.opening())
@@ -341,13 +364,17 @@ class StubServer:
             sends.append([time.monotonic_ns(), kind, beh.tokens_per_chunk])
             out.clear()
         self.stats.generated_tokens += generated
-        want_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         out += _chunk(fmt.finish(prompt_tokens, generated, beh.usage and want_usage))
         if beh.fault != "no_done":
             out += _chunk(fmt.done())
         out += b"0\r\n\r\n"
+        data = bytes(out)
+        if immediate:
+            if len(self._cache) < 256:
+                self._cache[key] = (data, [k for k, _ in pieces], generated)
+            data = data.replace(_ID_PLACEHOLDER.encode(), rid.encode())
         t_end = time.monotonic_ns()
-        writer.write(bytes(out))
+        writer.write(data)
         if immediate:
             for kind, _ in pieces:
                 sends.append([t_end, kind, beh.tokens_per_chunk])
