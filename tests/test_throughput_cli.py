@@ -4,6 +4,7 @@ report, error accounting, repeats, the performance gate, and bad input."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,18 @@ def test_concurrency_levels_write_every_field(stub: str, tmp_path: Path) -> None
     assert "TTFT p50 / p99 ms" in report and "**tpot_ms**" in report
     html = (tmp_path / "run" / "report.html").read_text()
     assert html.count("<svg") >= 3 and "<script" not in html
+
+
+def test_report_html_opens_in_chromium(stub: str, tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_core_report_html import console_messages
+
+    code, _ = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=5,gap_ms=1,chunks=6",
+        "--concurrency", "1,2", "--requests", "4", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    assert console_messages(tmp_path / "run" / "report.html") == []
 
 
 def test_open_loop_rate_and_repeats(stub: str, tmp_path: Path) -> None:
