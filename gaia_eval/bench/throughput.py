@@ -105,7 +105,9 @@ def _guide(exe: str, url: str, model: str, requests: int, concurrency: int) -> d
         data = Path(tmp) / "data.jsonl"
         data.write_text(
             "".join(
-                json.dumps({"prompt": "hello there, tell me a story"}) + "\n"
+                # output_tokens_count: GuideLLM's column for max_tokens (64, as ours sends)
+                json.dumps({"prompt": "hello there, tell me a story", "output_tokens_count": 64})
+                + "\n"
                 for _ in range(requests)
             ),
             encoding="utf-8",
