@@ -239,3 +239,16 @@ def test_bad_jsonl_row_names_line_and_field(
     assert code == 2
     err = capsys.readouterr().err
     assert "line 2" in err and "'messages'" in err
+
+
+def test_duration_bounds_sending(stub: str, tmp_path: Path) -> None:
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=40,gap_ms=2,chunks=5",
+        "--concurrency", "2", "--duration", "0.5", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    lv = res["summary"]["levels"][0]
+    # Each request takes ~48 ms, two at a time, sends stop after 0.5 s: about 20, never 24+.
+    assert 6 <= lv["requests"] <= 24
+    raw = res["items"][0]["result"]["requests"]
+    assert max(r["start_ms"] for r in raw) < 500 + 50
