@@ -252,3 +252,10 @@ def test_duration_bounds_sending(stub: str, tmp_path: Path) -> None:
     assert 6 <= lv["requests"] <= 24
     raw = res["items"][0]["result"]["requests"]
     assert max(r["start_ms"] for r in raw) < 500 + 50
+
+
+def test_shipped_manifest_holds_the_spec_bars() -> None:
+    from gaia_eval.throughput.gate import DEFAULT_MANIFEST, load_manifest
+
+    path = Path(__file__).parents[1] / "gaia_eval" / "throughput" / "data" / "perf_gate.yaml"
+    assert load_manifest(path) == DEFAULT_MANIFEST
