@@ -259,3 +259,18 @@ def test_shipped_manifest_holds_the_spec_bars() -> None:
 
     path = Path(__file__).parents[1] / "gaia_eval" / "throughput" / "data" / "perf_gate.yaml"
     assert load_manifest(path) == DEFAULT_MANIFEST
+
+
+def test_tokenizer_counts_when_the_server_sends_no_usage(stub: str, tmp_path: Path) -> None:
+    tok = Path(__file__).parents[1] / "gaia_eval/embed/data/all-MiniLM-L6-v2/tokenizer.json"
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#no-usage", "--requests", "2",
+        "--warmup", "0", "--tokenizer", str(tok),
+    )  # fmt: skip
+    assert code == 0
+    lv = res["summary"]["levels"][0]
+    assert lv["token_source"] == "tokenizer"
+    row = res["items"][0]["result"]["requests"][0]
+    # Each chunk is " wN": BERT's word pieces split it into "w" + "##N" (2 tokens).
+    assert row["chunk_tokens"] == [2] * 8 and row["output_tokens"] == 16
+    assert res["header"]["settings"]["tokenizer"] == str(tok)

@@ -170,6 +170,10 @@ def tokenizer(path: Path | None) -> Tokenizer | None:
     except Exception as err:  # the library raises its own exception type
         msg = f"--tokenizer {path}: not a tokenizer.json ({err})"
         raise InvalidInputError(msg) from err
+    # A tokenizer.json may pad or truncate to a fixed length (embedders' files do): a count
+    # must see the text's own tokens only.
+    tok.no_padding()
+    tok.no_truncation()
 
     def count(text: str) -> int:
         return len(tok.encode(text, add_special_tokens=False).ids)
