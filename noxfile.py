@@ -230,7 +230,7 @@ def bench_scrub(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Time the native core against numpy, pytrec_eval and ranx (args: --only, --quick, --json)."""
+    """Native core vs numpy/pytrec_eval/ranx; benchmark client vs GuideLLM (--only, --quick)."""
     session.install(*_group("bench"))
     _install_package(session)
     session.run("gaia-eval", "bench", *session.posargs, env={"NUMBA_NUM_THREADS": "1"})
