@@ -7,7 +7,7 @@ import asyncio
 import json
 import socket
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,30 @@ from gaia_eval.throughput.stub import stub_process
 
 # Client reading vs server write of the same bytes, on loopback with 2 shared cores.
 CLOCK_TOL_MS = 5.0
+ATTEMPTS = 3
+
+
+class TimingMiss(AssertionError):
+    """A reading outside the tolerance (not a wrong formula)."""
+
+
+def _near(value: float, expected: float, tol: float, what: str) -> None:
+    if abs(value - expected) >= tol:
+        msg = f"{what}: {value:.3f} vs {expected:.3f} (tolerance {tol} ms)"
+        raise TimingMiss(msg)
+
+
+def _timed(check: Callable[[], None]) -> None:
+    """Run a timing check on fresh requests until one is within the tolerance: on a shared
+    machine a descheduled process can delay a single reading by tens of ms. Formula
+    assertions (plain AssertionError) fail at once, on any attempt."""
+    for attempt in range(ATTEMPTS):
+        try:
+            check()
+            return
+        except TimingMiss:
+            if attempt == ATTEMPTS - 1:
+                raise
 
 
 @pytest.fixture(scope="module")
@@ -64,36 +88,43 @@ def _content_sends(entry: dict[str, Any]) -> list[tuple[int, str, int]]:
 
 
 def test_role_only_first_chunk_is_not_a_token(stub: str) -> None:
-    (rec,) = _send(stub, "steady")
-    assert rec.error_kind is None and rec.done
-    d = derive(rec, open_loop=False)
-    sends = _content_sends(_log(stub, rec.server_request_id))
-    assert len(sends) == len(rec.chunk_t_ns) == 20
-    # TTFT is the first *content* chunk (sent ~50 ms after the role-only one), never the
-    # role chunk that arrives at once.
-    expected_ttft = (sends[0][0] - rec.t_sent_ns) / 1e6
-    assert d.ttft_ms is not None and d.ttft_ms > 40
-    assert abs(d.ttft_ms - expected_ttft) < CLOCK_TOL_MS
-    for t_client, (t_server, _, _) in zip(rec.chunk_t_ns, sends, strict=True):
-        assert abs(t_client - t_server) / 1e6 < CLOCK_TOL_MS
+    def check() -> None:
+        (rec,) = _send(stub, "steady")
+        assert rec.error_kind is None and rec.done
+        d = derive(rec, open_loop=False)
+        sends = _content_sends(_log(stub, rec.server_request_id))
+        assert len(sends) == len(rec.chunk_t_ns) == 20
+        # TTFT is the first *content* chunk (sent ~50 ms after the role-only one), never
+        # the role chunk that arrives at once.
+        assert d.ttft_ms is not None and d.ttft_ms > 40
+        assert d.ttft_ms == pytest.approx((rec.chunk_t_ns[0] - rec.t_sent_ns) / 1e6)
+        _near(d.ttft_ms, (sends[0][0] - rec.t_sent_ns) / 1e6, CLOCK_TOL_MS, "TTFT")
+        for i, (t_client, (t_server, _, _)) in enumerate(zip(rec.chunk_t_ns, sends, strict=True)):
+            _near(t_client / 1e6, t_server / 1e6, CLOCK_TOL_MS, f"chunk {i} arrival")
+
+    _timed(check)
 
 
 def test_multi_token_chunks_split_their_gap_per_token(stub: str) -> None:
-    (rec,) = _send(stub, "multi-token")  # 6 chunks x 3 tokens, 60 ms apart, usage 18
-    d = derive(rec, open_loop=False)
-    assert d.token_source == "usage" and d.output_tokens == 18
-    assert d.chunk_tokens == [3] * 6
-    sends = _content_sends(_log(stub, rec.server_request_id))
-    # ITL: each 60 ms gap counts three times as 20 ms; the first chunk's tokens have none.
-    assert len(d.itl_ms) == 18 - 3
-    for i in range(1, 6):
-        server_gap = (sends[i][0] - sends[i - 1][0]) / 1e6
-        for v in d.itl_ms[(i - 1) * 3 : i * 3]:
-            assert abs(v - server_gap / 3) < CLOCK_TOL_MS / 3
-        assert abs(server_gap - 60) < 15  # the stub kept its schedule
-    assert d.tpot_ms is not None
-    assert d.tpot_ms == pytest.approx((d.e2e_ms - d.ttft_ms) / 17)  # type: ignore[operator]
-    assert abs(d.tpot_ms - 300 / 17) < 2  # 5 gaps of 60 ms over 17 token steps
+    def check() -> None:
+        (rec,) = _send(stub, "multi-token")  # 6 chunks x 3 tokens, 60 ms apart, usage 18
+        d = derive(rec, open_loop=False)
+        assert d.token_source == "usage" and d.output_tokens == 18
+        assert d.chunk_tokens == [3] * 6
+        sends = _content_sends(_log(stub, rec.server_request_id))
+        # ITL: each gap counts three times, divided by 3; the first chunk's tokens have none.
+        assert len(d.itl_ms) == 18 - 3
+        for i in range(1, 6):
+            client_gap = (rec.chunk_t_ns[i] - rec.chunk_t_ns[i - 1]) / 1e6
+            assert d.itl_ms[(i - 1) * 3 : i * 3] == pytest.approx([client_gap / 3] * 3)
+            server_gap = (sends[i][0] - sends[i - 1][0]) / 1e6
+            _near(client_gap / 3, server_gap / 3, CLOCK_TOL_MS / 3, f"ITL of gap {i}")
+            _near(server_gap, 60, 15, "the stub's schedule")
+        assert d.tpot_ms is not None and d.ttft_ms is not None
+        assert d.tpot_ms == pytest.approx((d.e2e_ms - d.ttft_ms) / 17)
+        _near(d.tpot_ms, 300 / 17, 2, "TPOT")  # 5 gaps of 60 ms over 17 token steps
+
+    _timed(check)
 
 
 def test_usage_chunk_is_the_token_count_and_its_absence_is_said(stub: str) -> None:
@@ -109,35 +140,45 @@ def test_usage_chunk_is_the_token_count_and_its_absence_is_said(stub: str) -> No
 
 
 def test_slow_start_ttft(stub: str) -> None:
-    (rec,) = _send(stub, "slow-start")  # first content 400 ms after arrival, then 10 ms
-    d = derive(rec, open_loop=False)
-    sends = _content_sends(_log(stub, rec.server_request_id))
-    assert d.ttft_ms is not None
-    assert abs(d.ttft_ms - (sends[0][0] - rec.t_sent_ns) / 1e6) < CLOCK_TOL_MS
-    assert 395 < d.ttft_ms < 430
-    expected_e2e = (_log(stub, rec.server_request_id)["sends"][-1][0] - rec.t_sent_ns) / 1e6
-    assert abs(d.e2e_ms - expected_e2e) < CLOCK_TOL_MS
+    def check() -> None:
+        (rec,) = _send(stub, "slow-start")  # first content 400 ms after arrival, then 10 ms
+        d = derive(rec, open_loop=False)
+        sends = _content_sends(_log(stub, rec.server_request_id))
+        assert d.ttft_ms is not None
+        _near(d.ttft_ms, (sends[0][0] - rec.t_sent_ns) / 1e6, CLOCK_TOL_MS, "TTFT")
+        _near(d.ttft_ms, 410, 15, "TTFT against the schedule")
+        end = _log(stub, rec.server_request_id)["sends"][-1][0]
+        _near(d.e2e_ms, (end - rec.t_sent_ns) / 1e6, CLOCK_TOL_MS, "E2E")
+
+    _timed(check)
 
 
-def test_reasoning_first_content_reported_separately(stub: str) -> None:
-    for api in ("openai", "anthropic"):
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_reasoning_first_content_reported_separately(stub: str, api: str) -> None:
+    def check() -> None:
         (rec,) = _send(stub, "reasoning", api=api)  # 4 reasoning chunks, then 6 text
         assert rec.error_kind is None, rec.error
         assert rec.chunk_kind == ["reasoning"] * 4 + ["text"] * 6
         d = derive(rec, open_loop=False)
         assert d.ttft_ms is not None and d.first_answer_ms is not None
-        assert abs(d.first_answer_ms - d.ttft_ms - 40) < CLOCK_TOL_MS  # 4 gaps of 10 ms
+        assert d.first_answer_ms == pytest.approx((rec.chunk_t_ns[4] - rec.t_sent_ns) / 1e6)
+        _near(d.first_answer_ms - d.ttft_ms, 40, CLOCK_TOL_MS, "reasoning time")  # 4 x 10 ms
         assert rec.answer_text().split() == [f"w{i}" for i in range(4, 10)]
+
+    _timed(check)
 
 
 def test_anthropic_stream_timing_and_usage(stub: str) -> None:
-    (rec,) = _send(stub, "multi-token", api="anthropic")
-    assert rec.error_kind is None and rec.done
-    assert rec.server_request_id and rec.usage_output_tokens == 18
-    d = derive(rec, open_loop=False)
-    sends = _content_sends(_log(stub, rec.server_request_id))
-    assert abs(d.ttft_ms - (sends[0][0] - rec.t_sent_ns) / 1e6) < CLOCK_TOL_MS  # type: ignore[operator]
-    assert len(d.itl_ms) == 15
+    def check() -> None:
+        (rec,) = _send(stub, "multi-token", api="anthropic")
+        assert rec.error_kind is None and rec.done
+        assert rec.server_request_id and rec.usage_output_tokens == 18
+        d = derive(rec, open_loop=False)
+        assert d.ttft_ms is not None and len(d.itl_ms) == 15
+        sends = _content_sends(_log(stub, rec.server_request_id))
+        _near(d.ttft_ms, (sends[0][0] - rec.t_sent_ns) / 1e6, CLOCK_TOL_MS, "TTFT")
+
+    _timed(check)
 
 
 @pytest.mark.parametrize(
