@@ -35,9 +35,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--gate", type=Path, help="baseline results.json to gate against")
     parser.add_argument("--tolerance", type=float, default=0.05, help="max metric drop")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute every vector (skip the shared embedding cache; always off for --suite "
+        "scale, which measures fresh-index cost)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from gaia_eval.embed.cache import disabled
+
+    with disabled(args.no_cache or args.suite == "scale"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gaia_eval.code_retrieval.runner import RunOptions
     from gaia_eval.code_retrieval.runner import run as run_suite
     from gaia_eval.core.lock import eval_lock

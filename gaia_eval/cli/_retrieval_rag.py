@@ -83,6 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-hard-cases", action="store_true", help="skip the hard cases")
     parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute every vector (skip the shared embedding cache under $GAIA_EVAL_CACHE; "
+        "cached vectors are bit-identical, so runs compare either way)",
+    )
+    parser.add_argument(
         "--keep-work", action="store_true", help="keep the temporary index caches and copies"
     )
     parser.add_argument(
@@ -119,6 +125,13 @@ def _summary_lines(results: object) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gaia_eval.embed.cache import disabled
+
+    with disabled(args.no_cache):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gaia_eval.retrieval import gate, report, runner
 
     if args.tolerance < 0:
