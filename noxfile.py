@@ -200,7 +200,7 @@ def bench_scrub(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Time the native core against numpy, pytrec_eval and ranx (args: --only, --quick, --json)."""
     session.install(*_group("bench"))
-    _install_package(session)
+    _install_package(session, "onnx", "pdf")  # the embed areas run the onnx pr suite
     session.run("gaia-eval", "bench", *session.posargs, env={"NUMBA_NUM_THREADS": "1"})
 
 

@@ -133,6 +133,9 @@ class OnnxEmbedder:
             self._tokenizer_sha256 = _sha256(tok_path)
             self._max_tokens = 256
 
+        self.model_path = onnx_path
+        """The `model.onnx` this embedder runs (for benchmarks and reports)."""
+        self.tokenizer_path = tok_path
         options = ort.SessionOptions()
         options.intra_op_num_threads = _threads()
         options.inter_op_num_threads = 1
@@ -230,6 +233,10 @@ class OnnxEmbedder:
             return out
         out[live] = self._cache.embed([texts[i] for i in live], self._compute)
         return out
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """The model's input ids of each text, truncated at `max_tokens` (special tokens in)."""
+        return [list(e.ids) for e in self._tok.encode_batch(texts)]
 
     def _compute(self, texts: list[str]) -> npt.NDArray[np.float32]:
         out = np.empty((len(texts), self._dim), dtype=np.float32)
