@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -35,11 +36,14 @@ _MAIN = "import sys; from gaia_eval.cli.main import main; sys.exit(main())"
 def _suite(cache: Path, out: Path, *extra: str) -> tuple[float, float, str]:
     env = {**os.environ, "GAIA_EVAL_CACHE": str(cache), "GAIA_EVAL_NO_LOCK": "1"}
     args = ["retrieval", "--component", "rag", "--suite", "pr", "--out", str(out), *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _MAIN, *args], env=env, capture_output=True, text=True, check=False
     )
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         msg = f"retrieval pr run failed (exit {done.returncode}): {done.stderr[-2000:]}"
         raise RuntimeError(msg)
@@ -48,7 +52,7 @@ def _suite(cache: Path, out: Path, *extra: str) -> tuple[float, float, str]:
     index = ds.get("index") or {}
     sdk = ds["summary"]["sdk"]["recall_at_5"]
     note = (
-        f"process {wall:.1f} s; index {index.get('index_s', 0):.1f} s for "
+        f"process {wall:.1f} s wall, {cpu:.1f} s CPU; index {index.get('index_s', 0):.1f} s for "
         f"{index.get('chunks', 0)} chunks; sdk R@5 {sdk:.3f}"
     )
     return float(results["meta"]["duration_s"]), wall, note

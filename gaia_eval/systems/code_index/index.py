@@ -13,6 +13,7 @@ import numpy.typing as npt
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
 from gaia_eval.core.progress import track
 from gaia_eval.embed import Embedder, cache_stats
+from gaia_eval.systems._faiss import one_thread
 from gaia_eval.systems.code_index import cache as cache_mod
 from gaia_eval.systems.code_index.chunker import chunk_file, embed_text
 from gaia_eval.systems.code_index.discovery import Limits, discover, read_source
@@ -186,7 +187,8 @@ class ReferenceCodeIndex:
         if not cache.chunks or k <= 0:
             return []
         q = self.embedder.embed([query]).astype(np.float32)
-        dist, idx = self._faiss.search(q, min(k, len(cache.chunks)))
+        with one_thread():
+            dist, idx = self._faiss.search(q, min(k, len(cache.chunks)))
         hits = []
         for d, i in zip(dist[0].tolist(), idx[0].tolist(), strict=True):
             if i >= 0:

@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.embed import Embedder, cache_stats, describe, from_spec
+from gaia_eval.systems._faiss import one_thread
 from gaia_eval.systems.rag.cache import ChunkCache, Entry, entry_key
 from gaia_eval.systems.rag.chunker import (
     DEFAULT_CHUNK_OVERLAP,
@@ -442,7 +443,8 @@ class RagSystem:
         depth = min(depth, int(self._faiss.ntotal))
         if depth == 0:
             return [{} for _ in range(len(queries))]
-        scores, ids = self._faiss.search(np.ascontiguousarray(queries), depth)
+        with one_thread():
+            scores, ids = self._faiss.search(np.ascontiguousarray(queries), depth)
         return [
             {int(c): float(s) for c, s in zip(row_ids, row_s, strict=True) if c >= 0}
             for row_ids, row_s in zip(ids, scores, strict=True)
