@@ -451,7 +451,7 @@ def bench_scrub(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Native core vs numpy/pytrec_eval/ranx; benchmark client vs GuideLLM (--only, --quick)."""
     wait = _await_lock(session)
-    _install(session, "local", groups=("bench",))
+    _install(session, "local", "onnx", "pdf", groups=("bench",))  # embed areas run the pr suite
     session.install("--no-deps", LOCAL_WEIGHTS)
     session.run("gaia-eval", "bench", *wait, *session.posargs, env={"NUMBA_NUM_THREADS": "1"})
 

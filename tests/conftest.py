@@ -6,12 +6,23 @@ would silently depend on the internet is caught here rather than on an air-gappe
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
+import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+# No test writes the user's caches (embedding vectors, corpora): every cache root of the
+# session, subprocesses included, is one temp folder. Set at import, before any fixture
+# or module-scoped embedder reads it; tests that need a cold cache point it at tmp_path.
+os.environ["GAIA_EVAL_CACHE"] = tempfile.mkdtemp(prefix="gaia-eval-test-cache-")
+os.environ.pop("GAIA_EVAL_NO_EMBED_CACHE", None)
+atexit.register(shutil.rmtree, os.environ["GAIA_EVAL_CACHE"], True)
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

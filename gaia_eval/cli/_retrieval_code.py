@@ -53,10 +53,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="https://datasets-server.huggingface.co",
         help="Hugging Face datasets-server base URL (for instance rows)",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute every vector (skip the shared embedding cache; always off for --suite "
+        "scale, which measures fresh-index cost)",
+    )
     add_run_flags(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from gaia_eval.embed.cache import disabled
+
+    with disabled(args.no_cache or args.suite == "scale"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.code_retrieval.runner import CodeRetrievalSuite, RunOptions
 

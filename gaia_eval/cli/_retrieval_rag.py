@@ -103,6 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="gate two existing results.json files (or shipped names, as --gate: pr, "
         "builtin:retrieval/pr) and stop (no run)",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute every vector (skip the shared embedding cache under $GAIA_EVAL_CACHE; "
+        "cached vectors are bit-identical, so runs compare either way)",
+    )
     add_run_flags(parser)
     parser.add_argument(
         "--keep-work",
@@ -147,6 +153,13 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gaia_eval.embed.cache import disabled
+
+    with disabled(args.no_cache):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.init_dataset is not None:
         from gaia_eval.retrieval.example_dataset import write_example
 

@@ -2,6 +2,10 @@
 
 Specs: `hash[:<dim>]`, `onnx:<model>`, `openai:<base_url>#<model>`,
 `sentence-transformers:<model>`. Gates refuse to compare results of different specs.
+
+Embedders whose vectors are a pure function of the text and a pinned checkpoint (`onnx:`)
+keep them in the content-addressed cache of `gaia_eval.embed.cache`; `cache_stats` says
+how many came from it. Cached and fresh vectors are bit-identical, so runs compare either way.
 """
 
 from __future__ import annotations
@@ -56,6 +60,17 @@ def describe(embedder: Embedder) -> dict[str, str]:
         if isinstance(out, dict):
             return {str(k): str(v) for k, v in out.items()}
     return {"model": embedder.spec, "checkpoint": "", "device": "", "recipe": ""}
+
+
+def cache_stats(embedder: Embedder) -> dict[str, object]:
+    """The embedding cache's counts for `embedder` (`enabled`, `hits` = vectors served from
+    the cache, `misses` = vectors computed, ...); `{}` for an embedder that is not cached."""
+    fn = getattr(embedder, "cache_stats", None)
+    if callable(fn):
+        out = fn()
+        if isinstance(out, dict):
+            return {str(k): v for k, v in out.items()}
+    return {}
 
 
 def from_spec(spec: str) -> Embedder:

@@ -8,9 +8,14 @@ never silently embeds with other weights. `onnx:<folder>` runs any folder holdin
 BERT-style `model.onnx` + `tokenizer.json` (unpinned; its checksum is recorded).
 
 The recipe is sentence-transformers' for this model: at most 256 tokens, mean pooling
-over the attention mask, L2 normalisation. Inputs are batched by similar length so little
-padding is computed; a text's vector depends only on the text and its batch, and batches
-depend only on the input list, so the same inputs give bit-identical vectors.
+over the attention mask, L2 normalisation. Each text runs on its own (no padding, so no
+wasted work and no batch neighbours): a vector depends only on its text, which is what
+lets the content-addressed cache (`gaia_eval.embed.cache`) serve it bit for bit.
+
+Speed (measured on the 2-core build machine over the pr corpus, see README and
+`gaia-eval bench --only embed`): the model stores int8 weights that onnxruntime dequantizes
+to float32 at load, so every MatMul runs in float32 (MLAS); the graph is left at ORT's
+full optimisation level (SkipLayerNorm and MatMul+scale fusions).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import numpy.typing as npt
 from gaia_eval.core.errors import InvalidInputError
 
 _DATA = Path(__file__).parent / "data"
+# Names the computation in the cache key: change it whenever the arithmetic changes.
+_RECIPE = "mean-pool, L2 norm, float32; one text per run"
 
 
 @dataclass(frozen=True)
@@ -51,27 +58,6 @@ _MODELS = {
         max_tokens=256,
     ),
 }
-
-# Batches hold at most this many (padded) tokens. Small batches keep the activations in
-# the CPU cache: measured on one core, 64 chunks of ~160 tokens took 4.9 s one at a time
-# against 8.2 s in batches of 32. A few short texts (queries) still share one run.
-_BATCH_TOKENS = 512
-_BATCH_MAX = 64
-
-
-def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:
-    """Split `order` (sorted by length, ascending) into runs within the token budget."""
-    out: list[list[int]] = []
-    current: list[int] = []
-    for j, n in zip(order, lengths, strict=True):
-        # Lengths ascend, so the newest item sets the batch's padded width.
-        if current and ((len(current) + 1) * n > _BATCH_TOKENS or len(current) == _BATCH_MAX):
-            out.append(current)
-            current = []
-        current.append(j)
-    if current:
-        out.append(current)
-    return out
 
 
 def _sha256(path: Path) -> str:
@@ -104,7 +90,10 @@ def _threads() -> int:
 class OnnxEmbedder:
     """all-MiniLM-L6-v2 (int8) or a local ONNX folder, on the CPU."""
 
-    def __init__(self, model: str = "all-MiniLM-L6-v2-int8") -> None:
+    def __init__(self, model: str = "all-MiniLM-L6-v2-int8", *, parallel_runs: bool = True) -> None:
+        """`parallel_runs`: with N threads (`GAIA_EVAL_ONNX_THREADS`, default the cores,
+        at most 4), run N texts at once on single-threaded kernels (True) or one text at a
+        time on N-threaded kernels (False). Vectors are bit-identical either way."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -131,6 +120,7 @@ class OnnxEmbedder:
             tok_path = pinned.tokenizer
             _check_pin(tok_path, pinned.tokenizer_sha256, "reinstall gaia-eval")
             self._checkpoint = f"sha256:{pinned.onnx_sha256}"
+            self._tokenizer_sha256 = pinned.tokenizer_sha256
             self._max_tokens = pinned.max_tokens
         else:
             folder = Path(model).expanduser()
@@ -143,10 +133,18 @@ class OnnxEmbedder:
                 )
                 raise InvalidInputError(msg)
             self._checkpoint = f"sha256:{_sha256(onnx_path)}"
+            self._tokenizer_sha256 = _sha256(tok_path)
             self._max_tokens = 256
 
+        self.model_path = onnx_path
+        """The `model.onnx` this embedder runs (for benchmarks and reports)."""
+        self.tokenizer_path = tok_path
         options = ort.SessionOptions()
-        options.intra_op_num_threads = _threads()
+        threads = _threads()
+        # Parallel runs: session.run releases the GIL, so each worker thread keeps one
+        # core busy on its own text, with no per-operator fork/join between cores.
+        self._workers = threads if parallel_runs else 1
+        options.intra_op_num_threads = 1 if parallel_runs else threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
@@ -169,6 +167,10 @@ class OnnxEmbedder:
         self._tok_full: Any = Tokenizer.from_file(str(tok_path))
         self._tok_full.no_padding()
         self._tok_full.no_truncation()
+
+        from gaia_eval.embed.cache import EmbeddingCache
+
+        self._cache = EmbeddingCache.open(self.cache_space(), self._dim)
 
     @property
     def spec(self) -> str:
@@ -215,31 +217,54 @@ class OnnxEmbedder:
             out.append(cut)
         return out
 
+    def cache_space(self) -> dict[str, object]:
+        """Everything that shapes this embedder's vectors (the embedding cache's key)."""
+        return {
+            "spec": self.spec,
+            "weights_sha256": self._checkpoint.removeprefix("sha256:"),
+            "tokenizer_sha256": self._tokenizer_sha256,
+            "max_tokens": self._max_tokens,
+            "dim": self._dim,
+            "recipe": _RECIPE,
+            "onnxruntime": self._ort_version,
+        }
+
+    def cache_stats(self) -> dict[str, object]:
+        """Vectors served from the embedding cache and computed since this embedder was built."""
+        return self._cache.stats.as_dict()
+
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         live = [i for i, t in enumerate(texts) if t.strip()]
         if not live:
             return out
-        encodings = self._tok.encode_batch([texts[i] for i in live])
-        # Similar lengths share a batch, so padding (wasted compute) stays small; the
-        # order is a pure function of the inputs, which keeps results reproducible.
-        order = sorted(range(len(live)), key=lambda j: (len(encodings[j].ids), j))
-        for batch in _batches(order, [len(encodings[j].ids) for j in order]):
-            width = max(len(encodings[j].ids) for j in batch)
-            ids = np.zeros((len(batch), width), dtype=np.int64)
-            mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, j in enumerate(batch):
-                n = len(encodings[j].ids)
-                ids[row, :n] = encodings[j].ids
-                mask[row, :n] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            pooled = pooled / np.maximum(norms, 1e-12)
-            for row, j in enumerate(batch):
-                out[live[j]] = pooled[row]
+        out[live] = self._cache.embed([texts[i] for i in live], self._compute)
         return out
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """The model's input ids of each text, truncated at `max_tokens` (special tokens in)."""
+        return [list(e.ids) for e in self._tok.encode_batch(texts)]
+
+    def _compute(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        ids = [e.ids for e in self._tok.encode_batch(texts)]
+        if self._workers > 1 and len(ids) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(self._workers, len(ids))) as pool:
+                rows = list(pool.map(self._one, ids))
+        else:
+            rows = [self._one(i) for i in ids]
+        return np.vstack(rows).astype(np.float32, copy=False)
+
+    def _one(self, token_ids: list[int]) -> npt.NDArray[np.float32]:
+        # One text per run: no padding to compute, and the vector is a function of the
+        # text alone (the cache relies on it). Measured on 2 cores, batching similar
+        # lengths was no faster (MLAS's GEMMs are already efficient at ~180 rows).
+        ids = np.asarray(token_ids, dtype=np.int64)[None, :]
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)[0]
+        pooled: npt.NDArray[np.float32] = hidden.mean(axis=0)
+        norm = max(float(np.linalg.norm(pooled)), 1e-12)
+        return np.asarray(pooled / np.float32(norm), dtype=np.float32)

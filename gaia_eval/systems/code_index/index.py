@@ -12,7 +12,8 @@ import numpy.typing as npt
 
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
 from gaia_eval.core.progress import track
-from gaia_eval.embed import Embedder
+from gaia_eval.embed import Embedder, cache_stats
+from gaia_eval.systems._faiss import one_thread
 from gaia_eval.systems.code_index import cache as cache_mod
 from gaia_eval.systems.code_index.chunker import chunk_file, embed_text
 from gaia_eval.systems.code_index.discovery import Limits, discover, read_source
@@ -43,6 +44,8 @@ class ReferenceCodeIndex:
         self._faiss: Any = None
         self.last_texts: dict[str, str] = {}
         """Decoded text of every file read by the last index() call (the grep baseline uses it)."""
+        self._from_cache = 0
+        self._computed = 0
 
     def info(self) -> CodeIndexInfo:
         return CodeIndexInfo(
@@ -96,8 +99,12 @@ class ReferenceCodeIndex:
         }
         report.files_reparsed = len(fresh_files)
         to_embed = [c for rel in fresh_files for c in new_chunks[rel]]
+        hits_before = _hits(self.embedder)
         new_vectors, failed_files = self._embed(to_embed)
         report.chunks_embedded = len(to_embed)
+        report.vectors_from_cache = _hits(self.embedder) - hits_before
+        self._from_cache += report.vectors_from_cache
+        self._computed += len(to_embed) - report.vectors_from_cache
         # Assemble in path order so an incremental index and a fresh one line up.
         chunks: list[Chunk] = []
         rows: list[npt.NDArray[np.float32]] = []
@@ -153,6 +160,11 @@ class ReferenceCodeIndex:
             out[s : s + len(batch)] = vecs
         return out, failed
 
+    def stats(self) -> dict[str, int]:
+        """Chunk vectors this index needed since it was built: `vectors_from_cache` (served
+        by the embedding cache, bit-identical to fresh ones) and `vectors_computed`."""
+        return {"vectors_from_cache": self._from_cache, "vectors_computed": self._computed}
+
     # ---- searching -----------------------------------------------------------------------
 
     def _set(self, cache: cache_mod.Cache) -> None:
@@ -175,7 +187,8 @@ class ReferenceCodeIndex:
         if not cache.chunks or k <= 0:
             return []
         q = self.embedder.embed([query]).astype(np.float32)
-        dist, idx = self._faiss.search(q, min(k, len(cache.chunks)))
+        with one_thread():
+            dist, idx = self._faiss.search(q, min(k, len(cache.chunks)))
         hits = []
         for d, i in zip(dist[0].tolist(), idx[0].tolist(), strict=True):
             if i >= 0:
@@ -188,6 +201,11 @@ class ReferenceCodeIndex:
     def entries(self) -> tuple[list[Chunk], npt.NDArray[np.float32]]:
         cache = self._ensure_loaded()
         return list(cache.chunks), cache.vectors.copy()
+
+
+def _hits(embedder: Embedder) -> int:
+    hits = cache_stats(embedder).get("hits", 0)
+    return hits if isinstance(hits, int) else 0
 
 
 def vars_of(limits: Limits) -> dict[str, object]:

@@ -52,6 +52,9 @@ class IndexReport:
     """Files parsed and embedded again (new or changed since the cache)."""
     chunks: int = 0
     chunks_embedded: int = 0
+    """Chunks that needed a vector this call (new or changed files)."""
+    vectors_from_cache: int = 0
+    """Of those, vectors served by the embedding cache (bit-identical to a fresh one)."""
     chunks_dropped: int = 0
     discovery_truncated: bool = False
     limits_hit: list[str] = field(default_factory=list)

@@ -39,7 +39,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.embed import Embedder, describe, from_spec
+from gaia_eval.embed import Embedder, cache_stats, describe, from_spec
+from gaia_eval.systems._faiss import one_thread
 from gaia_eval.systems.rag.cache import ChunkCache, Entry, entry_key
 from gaia_eval.systems.rag.chunker import (
     DEFAULT_CHUNK_OVERLAP,
@@ -123,6 +124,9 @@ class RagSystem:
         self._next_id = 0
         self._clock = 0
         self._seq = 0
+        # [from cache, computed] for chunk vectors (index) and query vectors (search),
+        # counted around this system's own calls: the embedder may be shared.
+        self._vector_counts = {"chunk": [0, 0], "query": [0, 0]}
 
     @classmethod
     def create(cls, embedder_spec: str, cache_dir: Path, **settings: Any) -> RagSystem:
@@ -157,6 +161,7 @@ class RagSystem:
                 "max_indexed_files": self.max_indexed_files,
                 "max_total_chunks": self.max_total_chunks,
                 "lru": self.lru,
+                "embedding_cache": bool(cache_stats(self.embedder).get("enabled", False)),
                 "agent": {
                     "pool": a.pool,
                     "expansion_weight": a.expansion_weight,
@@ -275,10 +280,19 @@ class RagSystem:
             seconds=time.perf_counter() - t0,
         )
 
+    def _embed(self, texts: list[str], kind: str) -> npt.NDArray[np.float32]:
+        before = self._cache_counts()
+        vecs = self.embedder.embed(texts)
+        after = self._cache_counts()
+        counts = self._vector_counts[kind]
+        counts[0] += after[0] - before[0]
+        counts[1] += after[1] - before[1]
+        return vecs
+
     def _embed_unique(self, texts: list[str]) -> npt.NDArray[np.float32]:
         # Repeated boilerplate (headers, table rows) is embedded once per file.
         unique = list(dict.fromkeys(texts))
-        vecs = self.embedder.embed(unique)
+        vecs = self._embed(unique, "chunk")
         if len(unique) == len(texts):
             return np.ascontiguousarray(vecs, dtype=np.float32)
         row = {t: i for i, t in enumerate(unique)}
@@ -365,10 +379,19 @@ class RagSystem:
         doc = self._docs.get(str(Path(path).resolve()))
         return self.cache.json_path(doc.cache_key) if doc is not None else None
 
+    def _cache_counts(self) -> tuple[int, int]:
+        counts = cache_stats(self.embedder)
+        hits, misses = counts.get("hits", 0), counts.get("misses", 0)
+        return (hits if isinstance(hits, int) else 0, misses if isinstance(misses, int) else 0)
+
     def stats(self) -> dict[str, float | int]:
-        """Index size figures for the benchmark's build stats."""
+        """Index size figures for the benchmark's build stats, and where this system's
+        vectors came from since it was built: `vectors_from_cache` (chunk vectors served by
+        the embedding cache, bit-identical to a fresh computation), `vectors_computed`
+        (chunk vectors the model computed) and the same two for search queries; absent for
+        an embedder that is not cached."""
         n = int(self._faiss.ntotal)
-        return {
+        out: dict[str, float | int] = {
             "documents": len(self._docs),
             "chunks": n,
             "embedding_dim": int(self.embedder.dim),
@@ -377,6 +400,11 @@ class RagSystem:
             / 1e6,
             "cache_on_disk_mb": self.cache.size_bytes() / 1e6,
         }
+        if cache_stats(self.embedder):
+            chunk, query = self._vector_counts["chunk"], self._vector_counts["query"]
+            out["vectors_from_cache"], out["vectors_computed"] = chunk
+            out["query_vectors_from_cache"], out["query_vectors_computed"] = query
+        return out
 
     # ---- protocol: search --------------------------------------------------------------
 
@@ -415,7 +443,8 @@ class RagSystem:
         depth = min(depth, int(self._faiss.ntotal))
         if depth == 0:
             return [{} for _ in range(len(queries))]
-        scores, ids = self._faiss.search(np.ascontiguousarray(queries), depth)
+        with one_thread():
+            scores, ids = self._faiss.search(np.ascontiguousarray(queries), depth)
         return [
             {int(c): float(s) for c, s in zip(row_ids, row_s, strict=True) if c >= 0}
             for row_ids, row_s in zip(ids, scores, strict=True)
@@ -424,7 +453,7 @@ class RagSystem:
     def search(self, query: str, k: int) -> list[SearchHit]:
         if k < 1 or not self._docs:
             return []
-        q = self.embedder.embed([query])
+        q = self._embed([query], "query")
         depth = k
         while True:
             # Over-fetch so duplicates dropped and ties at the boundary still leave k.
@@ -439,7 +468,7 @@ class RagSystem:
         a = self.agent
         keys = [query, *search_keys(query)]
         weights = np.array([1.0] + [a.expansion_weight] * (len(keys) - 1), dtype=np.float32)
-        qv = self.embedder.embed(keys)
+        qv = self._embed(keys, "query")
         candidates: set[int] = set()
         for found in self._dense(qv, a.pool):
             candidates.update(found)
