@@ -217,6 +217,7 @@ def measure(texts: list[str], *, repeats: int, int8: bool) -> list[BenchRow]:
     """Every row of the area over `texts`, `repeats` interleaved rounds after a warm-up."""
     from gaia_eval.embed import cache as cache_mod
     from gaia_eval.embed.onnx import OnnxEmbedder
+
     with cache_mod.disabled():
         ours = OnnxEmbedder()
         serial = OnnxEmbedder(parallel_runs=False)
