@@ -1,0 +1,1 @@
+"""Session replay: recorded Claude Code transcripts turned into cases (`gaia-eval sessions`)."""
