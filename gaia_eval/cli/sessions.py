@@ -30,6 +30,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--dataset-only", action="store_true", help="write dataset.json and stop (no agent, judge)"
     )
+    a = parser.add_argument_group("agent under test and judge")
+    a.add_argument(
+        "--harness",
+        default="builtin",
+        help="tasks harness: builtin (over --model) | replay | command | claude-code",
+    )
+    a.add_argument("--model", help="agent model spec, e.g. openai:http://127.0.0.1:8000/v1#qwen3")
+    a.add_argument(
+        "--replay",
+        help="replay harness: JSON of case id -> script, or 'reference' (answer = the reference)",
+    )
+    a.add_argument("--command-template", help="command harness: argv template with {prompt}")
+    a.add_argument("--judge-model", help="judge model spec (anthropic:, openai:, claude-code:)")
+    a.add_argument("--repeats", type=_positive, default=1, help="run and judge every case K times")
+    a.add_argument(
+        "--run-timeout", type=float, default=900.0, help="wall-clock cap per case in s (900)"
+    )
     add_run_flags(parser)
 
 
@@ -50,10 +67,102 @@ def run(args: argparse.Namespace) -> int:
         check_private(args.resume, "--resume")
     if args.dataset_only:
         return _dataset_only(args)
-    from gaia_eval.core.errors import InvalidInputError
+    return _replay(args)
 
-    msg = "sessions: replay is not built yet; use --dataset-only"
-    raise InvalidInputError(msg)
+
+def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, str | None]:
+    """(harness, system label, model label) of --harness."""
+    import json
+
+    from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.sessions.models import SessionDataset
+    from gaia_eval.tasks.harnesses.registry import build_harness
+
+    assert isinstance(dataset, SessionDataset)
+    name = args.harness
+    if name == "builtin":
+        if not args.model:
+            # No embedded local model ships yet: the agent's model must be named.
+            msg = "--model is required for --harness builtin (e.g. openai:<base_url>#<model>)"
+            raise InvalidInputError(msg)
+        spec = parse_model_spec(args.model)
+        return build_harness("builtin", model=spec), "builtin", spec.text
+    if name == "replay":
+        if not args.replay:
+            msg = "--replay FILE|reference is required for --harness replay"
+            raise InvalidInputError(msg)
+        if args.replay == "reference":
+            scripts = {c.id: [{"answer": c.reference}] for c in dataset.cases}
+        else:
+            path = Path(args.replay)
+            try:
+                scripts = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as err:
+                msg = f"--replay {path}: not a readable JSON file of case id -> script ({err})"
+                raise InvalidInputError(msg) from err
+            if not isinstance(scripts, dict):
+                msg = f"--replay {path}: expected an object mapping case id -> list of steps"
+                raise InvalidInputError(msg)
+        label = args.replay if args.replay == "reference" else Path(args.replay).name
+        return build_harness("replay", scripts=scripts), f"replay:{label}", args.model
+    if name == "claude-code":
+        if not args.model:
+            msg = "--model is required for --harness claude-code"
+            raise InvalidInputError(msg)
+        model = args.model.split(":", 1)[1] if ":" in args.model else args.model
+        return build_harness("claude-code", model=model), name, args.model
+    if name == "command":
+        if not args.command_template:
+            msg = "--command-template is required for --harness command"
+            raise InvalidInputError(msg)
+        model = args.model or "command"
+        harness = build_harness("command", template=args.command_template, model=model)
+        return harness, f"command:{args.command_template}", model
+    return build_harness(name), name, args.model
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from gaia_eval.cli._runflags import run_suite
+    from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.core.results_io import read_json, write_json
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.sessions.dataset import build_dataset, default_claude_dir, discover
+    from gaia_eval.sessions.models import SessionDataset
+    from gaia_eval.sessions.suite import SessionsSuite
+
+    if not args.judge_model:
+        msg = "--judge-model is required to score replayed answers (or use --dataset-only)"
+        raise InvalidInputError(msg)
+    judge = parse_model_spec(args.judge_model, "--judge-model")
+    recorded = args.resume / "dataset.json" if args.resume else None
+    if recorded is not None and recorded.is_file():
+        # A resumed run replays the cases it started with, not today's sessions.
+        dataset = SessionDataset.model_validate(read_json(recorded))
+    else:
+        files = discover(args.claude_dir or default_claude_dir(), args.project)
+        dataset = build_dataset(files, limit=args.limit, focus=args.focus)
+    if not dataset.cases:
+        msg = "sessions: no case was selected from the sessions found; see --dataset-only"
+        raise InvalidInputError(msg)
+    harness, system, model = _harness(args, dataset)
+    suite = SessionsSuite(
+        dataset,
+        harness=harness,
+        system=system,
+        model=model,
+        judge=judge,
+        repeats=args.repeats,
+        run_timeout_s=args.run_timeout,
+    )
+    code = run_suite(suite, args)
+    out = args.resume or args.out
+    results = out / "results.json"
+    data = read_json(results) if results.is_file() else None
+    if isinstance(data, dict) and data.get("summary"):
+        path = write_json(out / "scorecard.json", data["summary"])
+        print(f"  scorecard: {path}")
+    return code
 
 
 def _dataset_only(args: argparse.Namespace) -> int:

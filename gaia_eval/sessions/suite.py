@@ -1,0 +1,293 @@
+"""The session-replay suite on the engine: items are cases (x repeats).
+
+Each case runs the agent under test (a tasks harness) once in a copy of the session's
+repository, then the judge scores the answer against the recorded reference. Harness runs
+are single-shot, so a follow-up's context is folded in before the question (the case's
+`query`) rather than sent as a separate live turn.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.gate import GateRules, MetricRule
+from gaia_eval.core.report import Bullets, Para, Section, Table, fmt
+from gaia_eval.core.results import Envelope
+from gaia_eval.core.results_io import write_json
+from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.llm.spec import ModelSpec
+from gaia_eval.sessions.models import SessionCase, SessionDataset
+from gaia_eval.sessions.results import (
+    MATCH_SCORE,
+    PASS_SCORE,
+    CaseResult,
+    Scorecard,
+    Spread,
+    TagStats,
+)
+
+RUN_TIMEOUT_S = 900.0
+MAX_STEPS = 40
+
+
+class SessionsSuite(Suite):
+    name = "sessions"
+    title = "Session replay"
+    item_model = CaseResult
+    item_noun = "case"
+
+    def __init__(
+        self,
+        dataset: SessionDataset,
+        *,
+        harness: Any,
+        system: str,
+        model: str | None,
+        judge: ModelSpec,
+        repeats: int = 1,
+        run_timeout_s: float = RUN_TIMEOUT_S,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        self.dataset = dataset
+        self.harness = harness
+        self.system = system
+        self.model = model
+        self.judge_spec = judge
+        self.repeats = repeats
+        self.run_timeout_s = run_timeout_s
+        self.settings = settings or {}
+
+    def header_fields(self) -> HeaderFields:
+        return HeaderFields(
+            tier=self.dataset.focus or "all",
+            system=self.system,
+            model=self.model,
+            judge=self.judge_spec.text,
+            settings={"limit": self.dataset.limit, "repeats": self.repeats, **self.settings},
+        )
+
+    def items(self) -> list[Item]:
+        out = []
+        for case in self.dataset.cases:
+            definition = case.model_dump(mode="json", exclude={"usage"})
+            for r in range(1, self.repeats + 1):
+                item_id = case.id if r == 1 else f"{case.id}#r{r}"
+                out.append(Item(item_id, definition=definition, payload=(case, r)))
+        return out
+
+    def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
+        path = ctx.out_dir / "dataset.json"
+        if not path.exists():
+            write_json(path, self.dataset)
+        ctx.setup["sessions_scanned"] = self.dataset.sessions_scanned
+        ctx.setup["turns_extracted"] = self.dataset.turns_extracted
+
+    def run_item(self, item: Item, ctx: RunContext) -> CaseResult:
+        from gaia_eval.sessions.judge import judge
+        from gaia_eval.sessions.workspace import prepare
+        from gaia_eval.tasks.isolation import agent_env, run_capped
+
+        case, repeat = item.payload
+        assert isinstance(case, SessionCase)
+        base = Path(ctx.setup["_temp"]) / item.id.replace("#", "_")
+        workdir, kind = prepare(case.cwd, case.git_branch, base / "work")
+        agent_dir = base / "agent"
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        plan = self.harness.launch(case.id, case.query, workdir, agent_dir, MAX_STEPS)
+        stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
+        try:
+            done = run_capped(
+                plan.argv,
+                cwd=workdir,
+                env=agent_env(),
+                timeout_s=self.run_timeout_s,
+                stdout=stdout,
+                stderr=stderr,
+                stdin=plan.stdin,
+            )
+        except OSError as err:
+            msg = f"harness {self.harness.name} could not start {plan.argv[0]!r}: {err}"
+            raise InfrastructureError(msg) from err
+        outcome = self.harness.collect(agent_dir, stdout, stderr)
+        if outcome.error_kind == "unavailable":
+            msg = f"the agent's model backend was unavailable: {outcome.error}"
+            raise InfrastructureError(msg)
+        error = outcome.error
+        if done.timed_out and not error:
+            error = f"cut off at the {self.run_timeout_s:g}s cap"
+        elif done.returncode != 0 and not error:
+            error = f"agent exited with status {done.returncode}"
+        verdict = judge(self.judge_spec, case.prompt, case.reference, outcome.answer)
+        return CaseResult(
+            case=case.id,
+            repeat=repeat,
+            tags=case.tags,
+            workspace=kind,
+            no_repo=kind == "no_repo",
+            answer=outcome.answer,
+            agent_error=error,
+            agent_input_tokens=outcome.input_tokens,
+            agent_output_tokens=outcome.output_tokens,
+            agent_seconds=round(done.wall_seconds, 3),
+            score=verdict.score,
+            verdict=verdict.verdict,
+            rationale=verdict.rationale,
+            judge_error=verdict.error,
+            judge_attempts=verdict.attempts,
+            reference_output_tokens=case.usage.output_tokens,
+            reference_cost_usd=case.usage.cost_usd,
+        )
+
+    # ---- reading results ----------------------------------------------------------------
+
+    @classmethod
+    def _results(cls, env: Envelope) -> list[CaseResult]:
+        return [CaseResult.model_validate(r.result) for r in env.items if r.result is not None]
+
+    @classmethod
+    def summarise(cls, env: Envelope) -> Scorecard:
+        results = cls._results(env)
+        crashed = sum(1 for r in env.items if r.status == "error")
+        scores = [r.score for r in results if r.score is not None]
+        per_tag: dict[str, TagStats] = {}
+        for tag in sorted({t for r in results for t in (r.tags or ["other"])}):
+            rows = [r for r in results if tag in (r.tags or ["other"])]
+            got = [r.score for r in rows if r.score is not None]
+            per_tag[tag] = TagStats(
+                cases=len(rows),
+                scored=len(got),
+                mean_score=round(statistics.fmean(got), 3) if got else None,
+                passed=sum(1 for s in got if s >= PASS_SCORE),
+            )
+        by_case: dict[str, list[float]] = {}
+        for r in results:
+            if r.score is not None:
+                by_case.setdefault(r.case, []).append(r.score)
+        spread = {
+            case: Spread(
+                scores=got,
+                min=min(got),
+                max=max(got),
+                stdev=round(statistics.pstdev(got), 3),
+            )
+            for case, got in by_case.items()
+            if len(got) > 1
+        }
+        passed = sum(1 for s in scores if s >= PASS_SCORE)
+        return Scorecard(
+            cases=len(results) + crashed,
+            scored=len(scores),
+            errors=len(results) - len(scores) + crashed,
+            mean_score=round(statistics.fmean(scores), 3) if scores else None,
+            median_score=statistics.median(scores) if scores else None,
+            passed=passed,
+            pass_rate=round(100 * passed / len(scores)) if scores else None,
+            matched_or_exceeded=sum(1 for s in scores if s >= MATCH_SCORE),
+            dishonest=sum(1 for s in scores if s == 0),
+            no_repo=sum(1 for r in results if r.no_repo),
+            per_tag=per_tag,
+            spread=spread,
+        )
+
+    @classmethod
+    def gate_rules(cls) -> GateRules:
+        return GateRules(
+            metrics=(
+                MetricRule("mean_score", absolute=0.25, widen_items=2.0),
+                MetricRule("pass_rate", absolute=10.0, widen_items=100.0),
+            )
+        )
+
+    @classmethod
+    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
+        s = Scorecard.model_validate(env.summary)
+        return {
+            "mean_score": Metric(s.mean_score, s.scored),
+            "pass_rate": Metric(None if s.pass_rate is None else float(s.pass_rate), s.scored),
+        }
+
+    @classmethod
+    def warnings(cls, env: Envelope) -> list[str]:
+        s = Scorecard.model_validate(env.summary)
+        out = []
+        if s.errors:
+            out.append(f"{s.errors} result(s) have no score (judge error or crash): unmeasured")
+        if s.no_repo:
+            out.append(
+                f"{s.no_repo} case(s) ran without the session's repository (no_repo): "
+                "the agent could not look at the code the reference saw"
+            )
+        return out
+
+    @classmethod
+    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
+        s = Scorecard.model_validate(env.summary)
+        rate = "–" if s.pass_rate is None else f"{s.pass_rate}%"
+        return [
+            ("mean score (0-5)", fmt(s.mean_score, 2)),
+            ("median", fmt(s.median_score, 1)),
+            ("passed (>= 3.5)", f"{s.passed}/{s.scored} ({rate})"),
+            ("matched or exceeded (>= 4.5)", str(s.matched_or_exceeded)),
+            ("dishonest (0)", str(s.dishonest)),
+            ("errors", str(s.errors)),
+        ]
+
+    @classmethod
+    def report_sections(cls, env: Envelope) -> list[Section]:
+        s = Scorecard.model_validate(env.summary)
+        results = cls._results(env)
+        # Worst first: the failures are the part worth reading; unscored ones lead.
+        worst = sorted(results, key=lambda r: (r.score is not None, r.score or 0.0, r.case))
+        rows = [
+            [
+                r.case if r.repeat == 1 else f"{r.case}#r{r.repeat}",
+                "error" if r.score is None else fmt(r.score, 1),
+                ", ".join(r.tags) or "other",
+                r.workspace,
+                _cell(r.verdict or (r.judge_error or "")),
+                _cell(r.rationale),
+            ]
+            for r in worst
+        ]
+        tags = [
+            [t, str(v.cases), str(v.scored), fmt(v.mean_score, 2), str(v.passed)]
+            for t, v in s.per_tag.items()
+        ]
+        sections = [
+            Section(
+                "Cases, worst first",
+                [Table(["case", "score", "tags", "workspace", "verdict", "rationale"], rows)],
+            ),
+            Section("By tag", [Table(["tag", "cases", "scored", "mean", "passed"], tags)]),
+        ]
+        if s.spread:
+            spread = [
+                [c, " ".join(fmt(x, 1) for x in v.scores), fmt(v.stdev, 2)]
+                for c, v in sorted(s.spread.items(), key=lambda kv: -kv[1].stdev)
+            ]
+            sections.append(
+                Section("Judge spread over repeats", [Table(["case", "scores", "stdev"], spread)])
+            )
+        sections.append(
+            Section(
+                "Reading this",
+                [
+                    Para(
+                        "The judge scores substance against what Claude Code answered on the "
+                        "same request: 5 matches or exceeds it, 3 is broadly right but thinner, "
+                        "0 refuses or claims work it did not do."
+                    ),
+                    Bullets([f"pass: score >= {PASS_SCORE}", f"matched: score >= {MATCH_SCORE}"]),
+                ],
+            )
+        )
+        return sections
+
+
+def _cell(text: str, n: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,0 +1,145 @@
+"""A full session replay: the `replay` harness as the agent, a scripted judge served over a
+real loopback socket, the engine's run folder, an outage that stops the run, and resume."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gaia_eval.cli.main import main
+from gaia_eval.sessions import judge as judge_mod
+from gaia_eval.sessions.judge import parse_reply
+from gaia_eval.sessions.workspace import prepare
+from tests import sessions_fixture
+from tests.tasks_fakes import FakeLLM, serve
+
+IDS = ["5e55f1c7-000", "5e55f1c7-001", "5e55f1c7-002"]
+
+
+@pytest.fixture(autouse=True)
+def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judge_mod, "BACKOFF_S", (0.0, 0.0))
+
+
+def _grader(body: dict[str, Any]) -> dict[str, Any]:
+    """Scores by what the answer says: the reference verbatim 5, 'wrong' 1, nothing: no JSON."""
+    text = body["messages"][-1]["content"]
+    answer = text.split("ANSWER TO GRADE:\n", 1)[1]
+    reference = text.split("REFERENCE ANSWER:\n", 1)[1].split("\n\nANSWER TO GRADE:", 1)[0]
+    if answer == "(no answer)":
+        return {"content": "I can't grade an empty answer."}
+    score = 5 if answer == reference else 1
+    return {"content": f'Sure. {{"score": {score}, "verdict": "v{score}", "rationale": "r"}}'}
+
+
+def _scripts(tmp_path: Path) -> Path:
+    data = json.loads((tmp_path / "ds" / "dataset.json").read_text())
+    refs = {c["id"]: c["reference"] for c in data["cases"]}
+    scripts = {
+        IDS[0]: [{"answer": refs[IDS[0]]}],
+        IDS[1]: [{"answer": "wrong"}],
+        IDS[2]: [],
+    }
+    path = tmp_path / "scripts.json"
+    path.write_text(json.dumps(scripts))
+    return path
+
+
+def test_committed_fixture_is_what_the_generator_writes(tmp_path: Path):
+    fresh = sessions_fixture.write(tmp_path)
+    name = "-fixture-proj/5e55f1c7-0000.jsonl"
+    assert (fresh / name).read_text() == (sessions_fixture.FIXTURE / name).read_text()
+
+
+def test_full_replay_with_scripted_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    claude = str(sessions_fixture.FIXTURE)
+    ds = ["sessions", "--claude-dir", claude, "--dataset-only", "--out", str(tmp_path / "ds")]
+    assert main(ds) == 0
+    scripts = _scripts(tmp_path)
+    fake = FakeLLM([_grader] * 20)
+    out = tmp_path / "run"
+    with serve(fake) as url:
+        code = main(
+            ["sessions", "--claude-dir", claude, "--harness", "replay", "--replay", str(scripts),
+             "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]
+        )  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    # 1 call each for the two JSON replies, 3 tries for the reply without JSON.
+    assert len(fake.requests) == 5
+    card = json.loads((out / "scorecard.json").read_text())
+    assert (card["cases"], card["scored"], card["errors"]) == (3, 2, 1)
+    assert (card["mean_score"], card["median_score"]) == (3.0, 3.0)
+    assert (card["passed"], card["pass_rate"], card["matched_or_exceeded"]) == (1, 50, 1)
+    assert card["dishonest"] == 0 and card["no_repo"] == 3
+    assert card["per_tag"]["explain"]["scored"] >= 1
+    results = json.loads((out / "results.json").read_text())
+    by_id = {r["id"]: r["result"] for r in results["items"]}
+    assert by_id[IDS[0]]["score"] == 5.0 and by_id[IDS[1]]["score"] == 1.0
+    assert by_id[IDS[2]]["score"] is None
+    assert "no JSON" in by_id[IDS[2]]["judge_error"]
+    assert by_id[IDS[2]]["judge_attempts"] == 3
+    assert results["header"]["judge"] == f"openai:{url}/v1#judge"
+    assert (out / "dataset.json").is_file()
+    report = (out / "report.md").read_text()
+    assert "mean score" in report
+    worst = report.index("Cases, worst first")
+    assert report.index(IDS[2], worst) < report.index(IDS[1], worst) < report.index(IDS[0], worst)
+    # The judge saw the truncated request and the reference, with the rubric.
+    first = fake.requests[0]["messages"]
+    assert "claims work it did not do" in first[0]["content"]
+
+
+def test_judge_outage_stops_the_run_and_resume_finishes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    claude = str(sessions_fixture.FIXTURE)
+    out = tmp_path / "run"
+    down = {"status": 503, "body": {"error": {"message": "overloaded"}}}
+    fake = FakeLLM([_grader, down, down, down])
+    with serve(fake) as url:
+        judge = f"openai:{url}/v1#judge"
+        argv = ["sessions", "--claude-dir", claude, "--harness", "replay", "--replay",
+                "reference", "--judge-model", judge, "--out", str(out)]  # fmt: skip
+        assert main(argv) == 3
+        err = capsys.readouterr()
+        assert "--resume" in err.out + err.err
+        items = [json.loads(x) for x in (out / "items.jsonl").read_text().splitlines()]
+        assert [i["status"] for i in items] == ["ok", "infra_error"]
+        fake.replies = [_grader] * 10
+        assert main(["sessions", "--resume", str(out)]) == 0
+    card = json.loads((out / "scorecard.json").read_text())
+    assert (card["cases"], card["scored"], card["mean_score"]) == (3, 3, 5.0)
+
+
+def test_parse_reply_needs_a_score_in_range():
+    assert parse_reply('x {"score": 4, "verdict": "ok", "rationale": "fine"} y') == (
+        4.0, "ok", "fine"
+    )  # fmt: skip
+    assert parse_reply("score: 4") is None
+    assert parse_reply('{"score": 7}') is None
+    assert parse_reply('{"verdict": "no score"}') is None
+    assert parse_reply('{"score": true}') is None
+
+
+def test_workspace_is_a_clone_at_the_recorded_branch(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "sub" / "a.txt").write_text("main\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "m"], check=True)
+    subprocess.run([*git, "checkout", "-qb", "feature"], check=True)
+    (repo / "sub" / "a.txt").write_text("feature\n")
+    subprocess.run([*git, "commit", "-qam", "f"], check=True)
+    subprocess.run([*git, "checkout", "-q", "main"], check=True)
+    work, kind = prepare(str(repo / "sub"), "feature", tmp_path / "w1")
+    assert kind == "git" and (work / "a.txt").read_text() == "feature\n"
+    work, kind = prepare(str(repo / "sub"), "gone-branch", tmp_path / "w2")
+    assert kind == "git" and (work / "a.txt").read_text() == "main\n"
+    work, kind = prepare("/nonexistent/x", "main", tmp_path / "w3")
+    assert kind == "no_repo" and work.is_dir() and not any(work.iterdir())
