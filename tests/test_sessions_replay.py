@@ -143,3 +143,53 @@ def test_workspace_is_a_clone_at_the_recorded_branch(tmp_path: Path):
     assert kind == "git" and (work / "a.txt").read_text() == "main\n"
     work, kind = prepare("/nonexistent/x", "main", tmp_path / "w3")
     assert kind == "no_repo" and work.is_dir() and not any(work.iterdir())
+
+
+def _control_grader(body: dict[str, Any]) -> dict[str, Any]:
+    answer = body["messages"][-1]["content"].split("ANSWER TO GRADE:\n", 1)[1]
+    from gaia_eval.sessions.controls import PLANTED
+
+    score = {"reference": 5, "thinner": 3, "wrong": 1, "false_claim": 0}
+    kind = next(k for k, v in PLANTED.items() if v == answer)
+    return {"content": json.dumps({"score": score[kind], "verdict": kind, "rationale": "r"})}
+
+
+@pytest.mark.parametrize(
+    ("grader", "code"),
+    [(_control_grader, 0), (lambda body: {"content": '{"score": 3, "verdict": "meh"}'}, 1)],
+)
+def test_controls_require_the_judge_to_order_planted_answers(
+    tmp_path: Path, grader: Any, code: int, capsys: pytest.CaptureFixture[str]
+):
+    fake = FakeLLM([grader] * 8)
+    out = tmp_path / "controls"
+    with serve(fake) as url:
+        argv = ["sessions", "controls", "--judge-model", f"openai:{url}/v1#j", "--out", str(out)]
+        assert main(argv) == code
+    summary = json.loads((out / "results.json").read_text())["summary"]
+    assert summary["ordered"] is (code == 0)
+    if code:
+        assert "reference (3) not above thinner (3)" in capsys.readouterr().err
+    else:
+        assert summary["scores"] == {"reference": 5, "thinner": 3, "wrong": 1, "false_claim": 0}
+
+
+def test_repeats_judge_each_case_k_times_and_report_the_spread(tmp_path: Path):
+    scores = iter([5, 3, 4, 4])
+
+    def grader(body: dict[str, Any]) -> dict[str, Any]:
+        return {"content": json.dumps({"score": next(scores), "verdict": "v", "rationale": "r"})}
+
+    fake = FakeLLM([grader] * 4)
+    out = tmp_path / "run"
+    with serve(fake) as url:
+        argv = ["sessions", "--claude-dir", str(sessions_fixture.FIXTURE), "--limit", "2",
+                "--repeats", "2", "--harness", "replay", "--replay", "reference",
+                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+    card = json.loads((out / "scorecard.json").read_text())
+    assert card["cases"] == 4
+    spread = {k: v["scores"] for k, v in card["spread"].items()}
+    assert spread == {IDS[0]: [5.0, 3.0], IDS[1]: [4.0, 4.0]}
+    assert sorted(s["stdev"] for s in card["spread"].values()) == [0.0, 1.0]
+    assert "Judge spread over repeats" in (out / "report.md").read_text()

@@ -20,6 +20,13 @@ def _positive(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "mode",
+        nargs="?",
+        choices=["run", "controls"],
+        default="run",
+        help="run (default): replay and judge; controls: check the judge orders planted answers",
+    )
     g = parser.add_argument_group("cases")
     g.add_argument(
         "--claude-dir", type=Path, help="Claude Code projects folder (default ~/.claude/projects)"
@@ -65,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         check_private(args.out)
     if args.resume is not None:
         check_private(args.resume, "--resume")
+    if args.mode == "controls":
+        return _controls(args)
     if args.dataset_only:
         return _dataset_only(args)
     return _replay(args)
@@ -183,3 +192,28 @@ def _dataset_only(args: argparse.Namespace) -> int:
     )
     print(f"  dataset: {path}")
     return 0
+
+
+def _controls(args: argparse.Namespace) -> int:
+    import sys
+
+    from gaia_eval.cli._runflags import run_suite
+    from gaia_eval.core.errors import EXIT_GATE_FAILED, InvalidInputError
+    from gaia_eval.core.results_io import read_json
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.sessions.controls import SessionsControlsSuite
+
+    if not args.judge_model:
+        msg = "sessions controls: --judge-model is required (the judge being calibrated)"
+        raise InvalidInputError(msg)
+    suite = SessionsControlsSuite(parse_model_spec(args.judge_model, "--judge-model"))
+    code = run_suite(suite, args)
+    results = (args.resume or args.out) / "results.json"
+    data = read_json(results) if results.is_file() else None
+    summary = data.get("summary") if isinstance(data, dict) else None
+    if code == 0 and isinstance(summary, dict) and not summary.get("ordered"):
+        problems = "; ".join(summary.get("problems", []))
+        print(f"sessions controls: the judge did not order the planted answers: {problems}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_GATE_FAILED
+    return code
