@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from gaia_eval.sessions.results import CaseResult, Scorecard
+
 
 class ReferenceUsage(BaseModel):
     """Tokens Claude Code spent on the reference answer, deduped by message.id + requestId."""
@@ -72,3 +74,6 @@ class SessionDataset(BaseModel):
     """Lines not read: blank, unparseable, truncated."""
     cases: list[SessionCase]
     """The selected cases, in selection order."""
+
+
+RESULT_MODELS: tuple[type[BaseModel], ...] = (SessionDataset, CaseResult, Scorecard)
