@@ -554,5 +554,13 @@ def wheel(session: nox.Session) -> None:
     shutil.rmtree(tmp, ignore_errors=True)  # kept for inspection when a step failed
 
 
+@nox.session(default=False)
+def sessions_ci(session: nox.Session) -> None:
+    """Session replay on the committed fixture: --dataset-only, then a replay-harness run
+    judged by a scripted judge on a loopback server (tests/sessions_ci.py)."""
+    _install_package(session, "tasks")
+    session.run("python", "tests/sessions_ci.py")
+
+
 if __name__ == "__main__":
     nox.main()
