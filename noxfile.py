@@ -558,7 +558,7 @@ def wheel(session: nox.Session) -> None:
 def sessions_ci(session: nox.Session) -> None:
     """Session replay on the committed fixture: --dataset-only, then a replay-harness run
     judged by a scripted judge on a loopback server (tests/sessions_ci.py)."""
-    _install_package(session, "tasks")
+    _install(session, "tasks")
     session.run("python", "tests/sessions_ci.py")
 
 

@@ -213,3 +213,22 @@ def test_compaction_orphans_and_branches_keep_the_main_chain(tmp_path: Path):
 )
 def test_machinery(text: str, machinery: bool):
     assert is_machinery(text) is machinery
+
+
+def test_a_resumed_copy_of_earlier_turns_is_extracted_once(tmp_path: Path):
+    old = Chat("eeeeeeee-5555")
+    old.user(P10)
+    old.answer(answer_text("cache paths"))
+    old.write(tmp_path / "p", mtime=1_000_000)
+    new = Chat("ffffffff-6666")
+    new.lines = [json.dumps({"type": "summary", "summary": "s", "leafUuid": old.parent})]
+    new.lines += old.lines  # Claude Code copies the conversation into the resumed file
+    new.parent, new.n = old.parent, old.n
+    new.user(P6)
+    new.answer(answer_text("parse_config"))
+    new.write(tmp_path / "p", mtime=2_000_000)
+    ds = build_dataset(discover(tmp_path), limit=10)
+    assert ds.turns_extracted == 2
+    assert sorted(c.id for c in ds.cases) == ["eeeeeeee-000", "ffffffff-001"]
+    p6 = next(c for c in ds.cases if c.prompt == P6)
+    assert p6.context == context_text(P10, answer_text("cache paths"))

@@ -57,17 +57,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_flags(parser)
 
 
-def _default_out() -> Path:
+def _default_out(mode: str) -> Path:
     from gaia_eval.core.runmeta import timestamp_slug
 
-    return Path("eval") / "results" / f"sessions-{timestamp_slug()}"
+    name = "sessions-controls" if mode == "controls" else "sessions"
+    return Path("eval") / "results" / f"{name}-{timestamp_slug()}"
 
 
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.sessions.privacy import check_private
 
     if args.out is None and args.resume is None:
-        args.out = _default_out()
+        args.out = _default_out(args.mode)
     if args.out is not None:
         check_private(args.out)
     if args.resume is not None:
