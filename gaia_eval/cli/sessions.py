@@ -43,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="builtin",
         help="tasks harness: builtin (over --model) | replay | command | claude-code",
     )
-    a.add_argument("--model", help="agent model spec, e.g. openai:http://127.0.0.1:8000/v1#qwen3")
+    a.add_argument(
+        "--model", help="agent model spec (builtin default: local), e.g. openai:<url>#<model>"
+    )
     a.add_argument(
         "--replay",
         help="replay harness: JSON of case id -> script, or 'reference' (answer = the reference)",
@@ -92,11 +94,8 @@ def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, st
     assert isinstance(dataset, SessionDataset)
     name = args.harness
     if name == "builtin":
-        if not args.model:
-            # No embedded local model ships yet: the agent's model must be named.
-            msg = "--model is required for --harness builtin (e.g. openai:<base_url>#<model>)"
-            raise InvalidInputError(msg)
-        spec = parse_model_spec(args.model)
+        # Default: the embedded local model (extra `local`), so a replay runs offline.
+        spec = parse_model_spec(args.model or "local")
         return build_harness("builtin", model=spec), "builtin", spec.text
     if name == "replay":
         if not args.replay:
