@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -379,6 +380,30 @@ def memory_full(session: nox.Session) -> None:
     wait = _await_lock(session)
     _install(session, "onnx")
     session.run("gaia-eval", "memory", "--suite", "full", *wait, *session.posargs)
+
+
+# ---- every registered run ---------------------------------------------------------------
+
+# The registry (gaia_eval/core/suites.toml) names every suite's runs once; read as TOML,
+# since the package is not installed when nox starts. The sessions above are aliases the
+# README and CI already use.
+RUNS: dict[str, dict[str, object]] = tomllib.loads(
+    (HERE / "gaia_eval" / "core" / "suites.toml").read_text(encoding="utf-8")
+).get("run", {})
+
+
+@nox.session(default=False)
+@nox.parametrize("run", list(RUNS), ids=list(RUNS))
+def suite(session: nox.Session, run: str) -> None:
+    """A registered run: `nox -s "suite(retrieval_pr)"` (`nox -l` lists them)."""
+    entry = RUNS[run]
+    extras = [str(e) for e in entry.get("extras", [])]  # type: ignore[attr-defined]
+    wait = _await_lock(session)
+    _install(session, *extras)
+    if "local" in extras:
+        session.install("--no-deps", LOCAL_WEIGHTS)
+    argv = [str(a) for a in entry["argv"]]  # type: ignore[attr-defined]
+    session.run("gaia-eval", *argv, *wait, *session.posargs)
 
 
 # ---- tasks ----------------------------------------------------------------------------

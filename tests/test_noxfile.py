@@ -103,3 +103,18 @@ def test_suite_sessions_check_the_lock_before_installing_and_wait_in_the_suite()
         for run in runs:
             assert any(ast.unparse(a) == "*wait" for a in run.args), f"{name}: no --wait-lock"
     assert checked >= 8
+
+
+def test_the_suite_family_comes_from_the_registry_and_ci_runs_its_ci_entries() -> None:
+    registry = tomllib.loads((ROOT / "gaia_eval/core/suites.toml").read_text(encoding="utf-8"))
+    runs = registry["run"]
+    assert "suite" in _sessions()
+    assert "suites.toml" in TEXT and 'nox.parametrize("run", list(RUNS)' in TEXT
+    # .ci/run runs the README's commands (the main job among them) as extracted.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci/run").read_text(encoding="utf-8") + readme.split("```", 2)[1]
+    for name, entry in runs.items():
+        assert entry["suite"] in registry["suite"], f"run {name} names an unknown suite"
+        if entry.get("ci"):
+            alias = name.removesuffix("_smoke")  # tasks_smoke runs as the `tasks` alias
+            assert f"suite({name})" in ci or f"-s {name}" in ci or f"-s {alias}" in ci, name
