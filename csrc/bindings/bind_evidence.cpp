@@ -6,10 +6,12 @@
 #include <utility>
 #include <vector>
 
+#include "checked.hpp"
 #include "evidence.hpp"
 
 namespace py = pybind11;
 namespace ev = gaia::evidence;
+using gaia::bind::self_of;
 
 namespace {
 
@@ -109,11 +111,14 @@ void register_evidence(py::module_& m) {
              return new ev::Document(normalized_document(u));
            }),
            py::arg("extracted"))
-      .def("__len__", [](const ev::Document& d) { return d.text().size(); })
-      .def("normalized", [](const ev::Document& d) { return to_py(d.text()); })
-      .def("paged", &ev::Document::paged)
+      .def("__len__",
+           [](py::handle self) { return self_of<ev::Document>(self).text().size(); })
+      .def("normalized",
+           [](py::handle self) { return to_py(self_of<ev::Document>(self).text()); })
+      .def("paged", [](py::handle self) { return self_of<ev::Document>(self).paged(); })
       .def("markers",
-           [](const ev::Document& d) {
+           [](py::handle self) {
+             const ev::Document& d = self_of<ev::Document>(self);
              py::list out;
              for (const auto& mk : d.markers())
                out.append(py::make_tuple(mk.offset, mk.number));
@@ -121,13 +126,15 @@ void register_evidence(py::module_& m) {
            })
       .def(
           "pages_of",
-          [](const ev::Document& d, int64_t start, int64_t end) {
+          [](py::handle self, int64_t start, int64_t end) {
+            const ev::Document& d = self_of<ev::Document>(self);
             return pages_tuple(d.pages_of(start, end));
           },
           py::arg("start"), py::arg("end"))
       .def(
           "page_segment",
-          [](const ev::Document& d, int64_t page) -> py::object {
+          [](py::handle self, int64_t page) -> py::object {
+            const ev::Document& d = self_of<ev::Document>(self);
             int64_t start = 0;
             int64_t end = 0;
             if (!d.page_segment(page, start, end)) return py::none();
@@ -136,7 +143,8 @@ void register_evidence(py::module_& m) {
           py::arg("page"))
       .def(
           "locate",
-          [](const ev::Document& d, const py::list& chunks, const py::list& pieces) {
+          [](py::handle self, const py::list& chunks, const py::list& pieces) {
+            const ev::Document& d = self_of<ev::Document>(self);
             if (!pieces.empty() && pieces.size() != chunks.size()) {
               throw py::value_error("pieces must be empty or as long as chunks");
             }
@@ -183,7 +191,8 @@ void register_evidence(py::module_& m) {
           "chunk is not found.")
       .def(
           "resolve",
-          [](const ev::Document& d, py::handle quote, int64_t page, py::handle near) {
+          [](py::handle self, py::handle quote, int64_t page, py::handle near) {
+            const ev::Document& d = self_of<ev::Document>(self);
             if (page < 0) throw py::value_error("page must be >= 0 (0: no page)");
             std::u32string q = normalized_arg(quote, "quote");
             std::u32string h = normalized_arg(near, "near");
@@ -200,8 +209,9 @@ void register_evidence(py::module_& m) {
           "unknown page, 3 near not in document, 4 quote not found.")
       .def(
           "resolve_many",
-          [](const ev::Document& d, const py::list& quotes, const py::list& pages,
+          [](py::handle self, const py::list& quotes, const py::list& pages,
              const py::list& nears) {
+            const ev::Document& d = self_of<ev::Document>(self);
             if (pages.size() != quotes.size() || nears.size() != quotes.size()) {
               throw py::value_error(
                   "quotes, pages and nears must have the same length");

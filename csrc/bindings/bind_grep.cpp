@@ -8,12 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "checked.hpp"
 #include "grep.hpp"
 
 namespace py = pybind11;
 
 namespace {
 
+using gaia::bind::self_of;
 using gaia::grep::WordIndex;
 
 struct GrepIndex {
@@ -84,7 +86,8 @@ std::unique_ptr<GrepIndex> build_from_paths(const py::list& paths) {
   return holder;
 }
 
-py::tuple query(const GrepIndex& self, const std::vector<std::string>& words) {
+py::tuple query(py::handle obj, const std::vector<std::string>& words) {
+  const GrepIndex& self = self_of<GrepIndex>(obj);
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (!gaia::grep::is_word(words[i])) {
       throw py::value_error(
@@ -135,13 +138,16 @@ void register_grep(py::module_& m) {
                   "Build by reading each path (str or bytes); a path "
                   "that cannot be read as a regular file is recorded as unreadable.")
       .def_property_readonly(
-          "num_files", [](const GrepIndex& self) { return self.index.num_files(); })
-      .def_property_readonly(
-          "num_occurrences",
-          [](const GrepIndex& self) { return self.index.num_occurrences(); })
+          "num_files",
+          [](py::handle obj) { return self_of<GrepIndex>(obj).index.num_files(); })
+      .def_property_readonly("num_occurrences",
+                             [](py::handle obj) {
+                               return self_of<GrepIndex>(obj).index.num_occurrences();
+                             })
       .def(
           "binary_mask",
-          [](const GrepIndex& self) {
+          [](py::handle obj) {
+            const GrepIndex& self = self_of<GrepIndex>(obj);
             py::array_t<bool> out(static_cast<py::ssize_t>(self.index.num_files()));
             auto* p = out.mutable_data();
             for (std::size_t i = 0; i < self.index.num_files(); ++i) {
@@ -152,7 +158,8 @@ void register_grep(py::module_& m) {
           "True for each file skipped as binary.")
       .def(
           "kinds",
-          [](const GrepIndex& self) {
+          [](py::handle obj) {
+            const GrepIndex& self = self_of<GrepIndex>(obj);
             py::array_t<uint8_t> out(static_cast<py::ssize_t>(self.index.num_files()));
             auto* p = out.mutable_data();
             for (std::size_t i = 0; i < self.index.num_files(); ++i) {

@@ -1,15 +1,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "checked.hpp"
 #include "scrub.hpp"
 
 namespace py = pybind11;
 namespace sc = gaia::scrub;
+using gaia::bind::checked;
 
 namespace {
 
@@ -151,29 +154,54 @@ class PyStream {
 
   py::bytes feed(const py::bytes& data) {
     const std::string_view v = view_of(data, "data");
+    const InUse busy(busy_);
     std::string out;
     {
-      py::gil_scoped_release release;  // safe: immutable input; the stream is ours
+      py::gil_scoped_release release;  // safe: immutable input; `busy` makes it ours
       out = stream_.feed(u8(v), v.size());
     }
     return py::bytes(out);
   }
 
   py::bytes finish() {
+    const InUse busy(busy_);
     std::string out;
     {
-      py::gil_scoped_release release;  // safe: only our own state
+      py::gil_scoped_release release;  // safe: only our own state, held by `busy`
       out = stream_.finish();
     }
     return py::bytes(out);
   }
 
   std::vector<FindingTuple> take_findings() {
+    const InUse busy(busy_);
     return to_tuples(stream_.take_findings());
   }
 
  private:
+  // A stream is one ordered sequence of chunks, and feed() runs without the GIL: a
+  // second thread entering while one is inside would race on the carried buffers. It
+  // is refused (taken and dropped with the GIL held, so the refusal itself cannot
+  // race).
+  class InUse {
+   public:
+    explicit InUse(std::atomic<bool>& flag) : flag_(flag) {
+      if (flag_.exchange(true)) {
+        throw std::runtime_error(
+            "ScrubStream is in use by another thread; give each thread its own "
+            "stream (Scrubber.stream())");
+      }
+    }
+    ~InUse() { flag_.store(false); }
+    InUse(const InUse&) = delete;
+    InUse& operator=(const InUse&) = delete;
+
+   private:
+    std::atomic<bool>& flag_;
+  };
+
   sc::Stream stream_;
+  std::atomic<bool> busy_{false};
 };
 
 }  // namespace
@@ -197,16 +225,19 @@ void register_scrub(py::module_& m) {
   py::class_<PyScrubber>(m, "Scrubber")
       .def(py::init<const py::list&, const py::list&>(), py::arg("known"),
            py::arg("skip"))
-      .def("scrub", &PyScrubber::scrub, py::arg("data"),
+      .def("scrub", checked(&PyScrubber::scrub), py::arg("data"),
            py::arg("with_findings") = true,
            "Redact, re-check; (output or the input object itself, findings).")
-      .def("find", &PyScrubber::find, py::arg("data"),
+      .def("find", checked(&PyScrubber::find), py::arg("data"),
            "Every match of every kind, no redaction (the re-check).")
-      .def_property_readonly("known_count", &PyScrubber::accepted);
+      .def_property_readonly("known_count", checked(&PyScrubber::accepted));
 
   py::class_<PyStream>(m, "ScrubStream")
-      .def(py::init<const PyScrubber&>(), py::arg("scrubber"))
-      .def("feed", &PyStream::feed, py::arg("data"))
-      .def("finish", &PyStream::finish)
-      .def("take_findings", &PyStream::take_findings);
+      .def(py::init([](py::handle scrubber) {
+             return new PyStream(gaia::bind::self_of<PyScrubber>(scrubber));
+           }),
+           py::arg("scrubber"))
+      .def("feed", checked(&PyStream::feed), py::arg("data"))
+      .def("finish", checked(&PyStream::finish))
+      .def("take_findings", checked(&PyStream::take_findings));
 }

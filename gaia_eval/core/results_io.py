@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from gaia_eval.core.errors import InvalidInputError
 
 M = TypeVar("M", bound=BaseModel)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # The scrub hook: text in, scrubbed text out; raises LeakError when it cannot make the
 # text safe. The first write installs gaia_eval.scrub.scrub_text; tests may swap it.
@@ -95,8 +97,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def write_text(path: Path, text: str) -> Path:
-    """Scrub then atomically write a text artifact (markdown, HTML, a diff)."""
-    atomic_write_bytes(Path(path), scrub_text(text).encode("utf-8"))
+    """Scrub then atomically write a text artifact (markdown, HTML, a diff).
+
+    A lone surrogate (a file name that is not UTF-8, kept as surrogate escapes) is
+    written as `\udcff` rather than failing the write.
+    """
+    data = scrub_text(text).encode("utf-8", "backslashreplace")
+    atomic_write_bytes(Path(path), data)
     return Path(path)
 
 
@@ -106,7 +113,10 @@ def dumps_json(data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1)
         # by_alias: a model may name its version field `schema_version` with alias "schema"
         # (`schema` shadows a BaseModel attribute); the file always says "schema".
         data = data.model_dump(mode="json", by_alias=True)
-    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    # Surrogates occur only inside JSON strings, where a \uXXXX escape reads back as the
+    # same str: a non-UTF-8 file name round-trips instead of failing the write.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def write_json(

@@ -108,7 +108,9 @@ def save(directory: Path, cache: Cache, *, crash_between_renames: bool = False) 
     tmp_index, tmp_meta = directory / TMP_INDEX, directory / TMP_METADATA
     try:
         _fsync_write(tmp_index, index_bytes)
-        _fsync_write(tmp_meta, json.dumps(meta, ensure_ascii=False).encode("utf-8"))
+        # ASCII escapes: a file name that is not UTF-8 is a str with surrogate escapes
+        # (`a\udcff.py`), which json writes as `\udcff` and reads back unchanged.
+        _fsync_write(tmp_meta, json.dumps(meta, ensure_ascii=True).encode("ascii"))
         os.replace(tmp_index, directory / INDEX)
         if crash_between_renames:
             return

@@ -138,5 +138,9 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
 
 def embed_text(chunk: Chunk) -> str:
     """What the embedder sees: a symbol header line, then the code."""
-    header = f"{chunk.symbol_type or 'symbol'}: {chunk.symbol_name or chunk.file_path}"
+    # A path that is not UTF-8 carries surrogate escapes, which no tokenizer accepts.
+    name = chunk.symbol_name or chunk.file_path.encode("utf-8", "surrogateescape").decode(
+        "utf-8", "replace"
+    )
+    header = f"{chunk.symbol_type or 'symbol'}: {name}"
     return f"{header}\n{chunk.content}"[:MAX_CHUNK_CHARS]
