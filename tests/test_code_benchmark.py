@@ -258,9 +258,9 @@ def _page(start: int, n: int, total: int) -> bytes:
             "row": {
                 "instance_id": f"o__n-{i}",
                 "repo": "o/n",
-                "base_commit": "abc",
+                "base_commit": "abc1234",
                 "problem_statement": "p",
-                "patch": "diff",
+                "patch": "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n",
             }
         }
         for i in range(start, start + n)
@@ -453,3 +453,34 @@ def test_offline_shards_merge_to_the_unsharded_run(tmp_path: Path) -> None:
     gate_flags = ["--gate", "builtin:code-retrieval/offline"]
     assert main(["merge", *shards, "--out", str(tmp_path / "m2"), *gate_flags]) == 0
     assert main(["merge", str(tmp_path / "s1"), "--out", str(tmp_path / "m3")]) == 2
+
+
+def test_an_option_shaped_commit_never_reaches_git(tmp_path: Path) -> None:
+    """Security: `"base_commit": "--output=FILE"` used to make `git log` overwrite FILE."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    rows = tmp_path / "rows.jsonl"
+    row = {
+        "instance_id": "o__n-1",
+        "repo": "gaia-eval/invtrack",
+        "base_commit": f"--output={victim}",
+        "problem_statement": "p",
+        "patch": "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n",
+    }
+    rows.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InvalidInputError, match="is not a commit id"):
+        load_jsonl(rows)
+    for bad_repo in ("--upload-pack=touch x", "../etc", "a/.hidden", "-x/y"):
+        rows.write_text(json.dumps({**row, "base_commit": "abc1234", "repo": bad_repo}) + "\n")
+        with pytest.raises(InvalidInputError, match="not a repository name"):
+            load_jsonl(rows)
+    assert victim.read_text() == "keep me"
+
+
+def test_offline_never_clones_from_the_network(tmp_path: Path) -> None:
+    from gaia_eval.code_retrieval.repos import Repos
+
+    repos = Repos(tmp_path / "trees", None, "https://github.com/{repo}.git", offline=True)
+    with pytest.raises(InfrastructureError, match="would use the network"):
+        repos.source("psf/requests")
+    assert not (tmp_path / "trees" / "git-cache").exists()

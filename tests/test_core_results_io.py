@@ -180,8 +180,12 @@ def test_read_json_errors_name_the_file(tmp_path: Path) -> None:
         results_io.read_json(broken)
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(InvalidInputError, match=r"binary\.json: cannot read"):
+    with pytest.raises(InvalidInputError, match=r"binary\.json: not UTF-8 text \(byte 0xff"):
         results_io.read_json(binary)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InvalidInputError, match=r"deep\.json: JSON nested too deeply"):
+        results_io.read_json(deep)
 
 
 def test_aliased_schema_field_round_trips(tmp_path: Path) -> None:

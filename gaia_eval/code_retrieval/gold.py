@@ -41,7 +41,7 @@ def _counts(header: str) -> tuple[int, int, int, int]:
         c, _, d = new[1:].partition(",")
         return int(a), int(b or 1), int(c), int(d or 1)
     except (IndexError, ValueError) as err:
-        msg = f"patch: malformed hunk header {header!r}"
+        msg = f"malformed hunk header {header!r}"
         raise InvalidInputError(msg) from err
 
 
@@ -101,7 +101,7 @@ def parse_patch(patch: str) -> list[FileChange]:
             continue
         i += 1
     if patch.strip() and not out:
-        msg = "patch: names no files; check the instance's `patch` field"
+        msg = "names no files (no `--- a/PATH` / `+++ b/PATH` header pair)"
         raise InvalidInputError(msg)
     return out
 

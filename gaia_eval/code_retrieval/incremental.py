@@ -62,13 +62,17 @@ def replay(  # noqa: PLR0917 - one replay's pinned inputs
     steps: list[ReplayStep] = []
     for commit in track(chain[1:], f"replay {repo}"):
         repos.checkout(repo, commit)
-        changed = git(tree, "diff", "--name-only", f"{commit}^", commit).split()
+        changed = git(
+            tree, "diff", "--name-only", "--end-of-options", f"{commit}^", commit, "--"
+        ).split()
         t1 = time.perf_counter()
         rep = inc.index()
         steps.append(
             ReplayStep(
                 commit=commit,
-                subject=git(tree, "log", "-1", "--format=%s", commit).strip(),
+                subject=git(
+                    tree, "log", "-1", "--format=%s", "--end-of-options", commit, "--"
+                ).strip(),
                 files_changed=len(changed),
                 files_reparsed=rep.files_reparsed,
                 chunks=rep.chunks,

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.core import safe_args
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+from gaia_eval.core.results_io import loads_json, not_utf8
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 DATASETS_SERVER = "https://datasets-server.huggingface.co"
@@ -40,9 +42,10 @@ def from_row(row: Any, where: str, source: str) -> Instance:
         if not isinstance(row.get(key), str) or not row[key]:
             msg = f"{where}: field `{key}` is missing or not a non-empty string"
             raise InvalidInputError(msg)
-    if row["repo"].count("/") != 1:
-        msg = f"{where}: field `repo` must be owner/name, got {row['repo']!r}"
-        raise InvalidInputError(msg)
+    # Both reach git arguments and paths: a downloaded row must not smuggle in an option.
+    safe_args.repo(row["repo"], f"{where}: field `repo`")
+    safe_args.commit(row["base_commit"], f"{where}: field `base_commit`")
+    _check_patch(row["patch"], f"{where}: instance {row['instance_id']!r}: field `patch`")
     created = row.get("created_at")
     return Instance(
         instance_id=row["instance_id"],
@@ -55,9 +58,24 @@ def from_row(row: Any, where: str, source: str) -> Instance:
     )
 
 
+def _check_patch(patch: str, where: str) -> None:
+    """The patch names files, each a path inside the repository (they reach `git show`)."""
+    from gaia_eval.code_retrieval.gold import parse_patch
+
+    try:
+        changes = parse_patch(patch)
+    except InvalidInputError as err:
+        msg = f"{where}: {err}"
+        raise InvalidInputError(msg) from err
+    for change in changes:
+        safe_args.tree_path(change.path, where)
+
+
 def load_jsonl(path: Path, source: str = "file") -> list[Instance]:
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(f"--instances-file {path}", err) from err
     except OSError as err:
         msg = f"--instances-file {path}: cannot read ({err})"
         raise InvalidInputError(msg) from err
@@ -65,11 +83,7 @@ def load_jsonl(path: Path, source: str = "file") -> list[Instance]:
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except ValueError as err:
-            msg = f"{path}:{n}: not valid JSON ({err})"
-            raise InvalidInputError(msg) from err
+        row = loads_json(line, f"{path}:{n}")
         out.append(from_row(row, f"{path}:{n}", source))
     ids = [i.instance_id for i in out]
     if len(set(ids)) != len(ids):

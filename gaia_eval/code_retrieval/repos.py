@@ -3,7 +3,12 @@
 `--git-mirror DIR` holds bare or normal clones named `owner+name`; otherwise repositories are
 cloned (bare) from `url_template` (default `https://github.com/{repo}.git`) into the work
 root once. Each work tree is checked out detached at a commit with a forced checkout and
-`git clean -ffdxq`, and HEAD is verified afterwards.
+`git clean -ffdxq`, and HEAD is verified afterwards. With `offline=True` nothing is cloned
+from a URL: a repository must be in the mirror or already in the clone cache.
+
+Every value that comes from outside (commits, repository names, paths, the URL) follows
+`--end-of-options` or `--`, and a commit is resolved to its full id before `checkout`
+(which has no `--end-of-options`), so no value is ever read as a git option.
 """
 
 from __future__ import annotations
@@ -35,6 +40,13 @@ def git(cwd: Path, *args: str) -> str:
     return out.stdout.decode("utf-8", "replace")
 
 
+def _is_local(url: str) -> bool:
+    """A path or file:// URL (scp-like `host:path` and every other scheme use a network)."""
+    if url.startswith("file://"):
+        return True
+    return "://" not in url and ":" not in url.split("/", 1)[0]
+
+
 class Repos:
     """Where each repository's objects come from and where its work tree lives."""
 
@@ -44,12 +56,15 @@ class Repos:
         mirror: Path | None = None,
         url_template: str = DEFAULT_URL_TEMPLATE,
         cache_root: Path | None = None,
+        *,
+        offline: bool = False,
     ) -> None:
         self.work_root = Path(work_root)
         # Bare clones outlive a run (they are the slow part); work trees do not.
         self.cache_root = Path(cache_root) if cache_root else self.work_root
         self.mirror = Path(mirror) if mirror else None
         self.url_template = url_template
+        self.offline = offline
         if self.mirror is not None and not self.mirror.is_dir():
             msg = f"--git-mirror {self.mirror}: not a directory of clones named owner+name"
             raise InvalidInputError(msg)
@@ -64,10 +79,17 @@ class Repos:
             return str(local.resolve())
         bare = self.cache_root / "git-cache" / f"{repo.replace('/', '+')}.git"
         if not bare.exists():
+            # replace, not format: a template is a flag value, and format() would let it
+            # reach attributes of the repository string.
+            url = self.url_template.replace("{repo}", repo)
+            if self.offline and not _is_local(url):
+                msg = (
+                    f"offline: {repo} is not in the clone cache {bare.parent} and cloning "
+                    f"{url} would use the network; pass --git-mirror DIR or run once online"
+                )
+                raise InfrastructureError(msg)
             bare.parent.mkdir(parents=True, exist_ok=True)
-            git(
-                bare.parent, "clone", "--bare", "-q", self.url_template.format(repo=repo), str(bare)
-            )
+            git(bare.parent, "clone", "--bare", "-q", "--", url, str(bare))
         return str(bare)
 
     def worktree(self, repo: str) -> Path:
@@ -81,6 +103,7 @@ class Repos:
                 "-q",
                 "--shared",
                 "--no-checkout",
+                "--",
                 self.source(repo),
                 str(tree),
             )
@@ -88,27 +111,36 @@ class Repos:
 
     def checkout(self, repo: str, commit: str) -> Path:
         tree = self.worktree(repo)
-        git(tree, "checkout", "-q", "-f", "--detach", commit)
+        full = self.resolve(repo, commit)
+        git(tree, "checkout", "-q", "-f", "--detach", full)
         git(tree, "clean", "-ffdxq")
         head = git(tree, "rev-parse", "HEAD").strip()
-        full = git(tree, "rev-parse", f"{commit}^{{commit}}").strip()
         if head != full:
             msg = f"{repo}: HEAD is {head} after checking out {commit}"
             raise InfrastructureError(msg)
         return tree
 
+    def resolve(self, repo: str, commit: str) -> str:
+        """The full id of `commit` (a revision the repository has), else InfrastructureError."""
+        tree = self.worktree(repo)
+        full = git(tree, "rev-parse", "--verify", "--end-of-options", f"{commit}^{{commit}}")
+        return full.strip()
+
     def commit_time(self, repo: str, commit: str) -> str:
-        return git(self.worktree(repo), "log", "-1", "--format=%cI", commit).strip()
+        tree = self.worktree(repo)
+        return git(tree, "log", "-1", "--format=%cI", "--end-of-options", commit, "--").strip()
 
     def show(self, repo: str, commit: str, path: str) -> str | None:
         """A file's text at a commit, or None when it does not exist there."""
         try:
-            return git(self.worktree(repo), "show", f"{commit}:{path}")
+            return git(self.worktree(repo), "show", "--end-of-options", f"{commit}:{path}")
         except InfrastructureError:
             return None
 
     def first_parent_chain(self, repo: str, tip: str, count: int) -> list[str]:
-        revs = git(self.worktree(repo), "rev-list", "--first-parent", f"-n{count}", tip).split()
+        tree = self.worktree(repo)
+        args = ("rev-list", "--first-parent", f"-n{count}", "--end-of-options", tip, "--")
+        revs = git(tree, *args).split()
         if len(revs) < count:
             msg = f"{repo}: history too shallow for {count} commits ending at {tip}"
             raise InfrastructureError(msg)

@@ -169,7 +169,13 @@ class CodeRetrievalSuite(Suite):
             mirror = self.opts.git_mirror
             if self.definition.name == "offline":
                 mirror = self.scratch / "mirror"
-            self._repos = Repos(self.scratch, mirror, self.opts.url_template, cache_root=self.work)
+            self._repos = Repos(
+                self.scratch,
+                mirror,
+                self.opts.url_template,
+                cache_root=self.work,
+                offline=self.opts.offline,
+            )
         return self._repos
 
     def items(self) -> list[Item]:

@@ -137,13 +137,35 @@ def read_json(path: Path) -> Any:
     except FileNotFoundError as err:
         msg = f"{path}: file not found"
         raise InvalidInputError(msg) from err
-    except (OSError, UnicodeDecodeError) as err:
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err) from err
+    except OSError as err:
         msg = f"{path}: cannot read ({err})"
         raise InvalidInputError(msg) from err
+    return loads_json(raw, path)
+
+
+def not_utf8(path: Path | str, err: UnicodeDecodeError) -> InvalidInputError:
+    """The error for a file that is not UTF-8 text, naming the file and the first bad byte."""
+    bad = err.object[err.start : err.start + 1].hex()
+    return InvalidInputError(
+        f"{path}: not UTF-8 text (byte 0x{bad} at offset {err.start}); save it as UTF-8"
+    )
+
+
+def loads_json(raw: str, where: Path | str) -> Any:
+    """json.loads with every failure an InvalidInputError naming `where` (a file, a line).
+
+    Deep nesting is refused by the decoder with RecursionError, which is not a ValueError:
+    without this a 100k-deep file reached the user as a traceback.
+    """
     try:
         return json.loads(raw)
     except json.JSONDecodeError as err:
-        msg = f"{path}: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}"
+        msg = f"{where}: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}"
+        raise InvalidInputError(msg) from err
+    except RecursionError as err:
+        msg = f"{where}: JSON nested too deeply to read; this is not a file gaia-eval reads"
         raise InvalidInputError(msg) from err
 
 

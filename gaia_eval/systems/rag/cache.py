@@ -58,7 +58,8 @@ class ChunkCache:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        # It holds the text of the user's documents: a folder it creates is theirs alone.
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._secret = self._load_secret()
 
     def _load_secret(self) -> bytes:
