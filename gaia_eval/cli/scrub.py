@@ -4,11 +4,16 @@ Known values and secret shapes (docs/scrubbing.md) are replaced with
 `[REDACTED:<kind>]`. Files stream through in chunks, so memory stays bounded on any size.
 Exit codes: 0 done (or nothing found with --check), 1 --check found something,
 2 bad usage or unreadable file, 5 a secret survived redaction (nothing is written).
+
+`--in-place` refuses a symlink (exit 2, naming its target: pass the target itself) and a
+file with other hard links: replacing either would leave the secret in the file the other
+name still reaches. A closed stdin or stdout is exit 2, not a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
+from gaia_eval.core.progress import scrubbed
 
 if TYPE_CHECKING:
     from gaia_eval._native import Scrubber, ScrubFinding
@@ -94,6 +100,31 @@ def _in_place(scrubber: Scrubber, path: Path, chunk: int) -> list[ScrubFinding]:
         raise
 
 
+def _std(name: str, why: str) -> IO[bytes]:
+    stream = getattr(sys, name)
+    if stream is None:  # the process started with that descriptor closed
+        msg = f"{name} is closed; {why}"
+        raise InvalidInputError(msg)
+    buffer: IO[bytes] = stream.buffer
+    return buffer
+
+
+def _check_in_place(path: Path) -> None:
+    if path.is_symlink():
+        msg = (
+            f"{path}: is a symlink (to {os.path.realpath(path)}); --in-place does not replace "
+            "links, which would leave the secret in the target: pass the target path"
+        )
+        raise InvalidInputError(msg)
+    links = path.stat().st_nlink
+    if links > 1:
+        msg = (
+            f"{path}: has {links} hard links; rewriting it would leave the secret in the "
+            "other names; scrub to stdout and replace each name yourself"
+        )
+        raise InvalidInputError(msg)
+
+
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.scrub import make_scrubber
 
@@ -107,9 +138,16 @@ def run(args: argparse.Namespace) -> int:
         if not path.is_file():
             msg = f"{path}: not a readable file; pass existing files or none for stdin"
             raise InvalidInputError(msg)
-    scrubber = make_scrubber(from_env=args.known_from_env)
-    stdout = sys.stdout.buffer
+        if args.in_place:
+            _check_in_place(path)
     quiet = args.check or args.json
+    if not args.files:
+        _std("stdin", "pipe the text in or pass FILEs")
+    needs_stdout = args.json or not (quiet or args.in_place)
+    stdout: IO[bytes] = io.BytesIO()  # nothing is written when no output is asked for
+    if needs_stdout:
+        stdout = _std("stdout", "redirect it to a file, or use --in-place or --check")
+    scrubber = make_scrubber(from_env=args.known_from_env)
     report: list[dict[str, object]] = []
     total = 0
     sources: list[tuple[str, Path | None]] = [(str(p), p) for p in args.files] or [("-", None)]
@@ -120,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             elif path is None:
                 found = _stream(
                     scrubber,
-                    sys.stdin.buffer,
+                    _std("stdin", "pipe the text in or pass FILEs"),
                     (lambda b: None) if quiet else stdout.write,
                     args.chunk_size,
                 )
@@ -138,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.check and found:
             kinds = sorted({f.kind for f in found})
-            print(f"{label}: {len(found)} finding(s): {', '.join(kinds)}", file=sys.stderr)
+            line = f"{label}: {len(found)} finding(s): {', '.join(kinds)}"
+            print(scrubbed(line), file=sys.stderr)
     if args.json:
         stdout.write((json.dumps(report, indent=1) + "\n").encode())
     stdout.flush()

@@ -41,4 +41,18 @@ def track(items: Iterable[T], description: str, total: int | None = None) -> Ite
 
 def note(message: str) -> None:
     """A one-line status message on stderr (kept off stdout, which carries results)."""
-    print(message, file=sys.stderr, flush=True)
+    print(scrubbed(message), file=sys.stderr, flush=True)
+
+
+def scrubbed(message: str) -> str:
+    """`message` with secrets redacted, for stderr: an error can quote the user's input
+    (a label, a URL with its password), and terminals end up in logs and screenshots."""
+    from gaia_eval.core.errors import GaiaEvalError
+    from gaia_eval.core.results_io import scrub_text
+
+    try:
+        return scrub_text(message)
+    except GaiaEvalError as err:  # a secret survived redaction: say so, show nothing
+        return f"(message withheld: {err})"
+    except ImportError:  # pragma: no cover - a checkout without the native core built
+        return "(message withheld: the native scrubber is not built; run `nox -s native`)"
