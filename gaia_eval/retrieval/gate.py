@@ -15,6 +15,8 @@ Rules (reference-behaviour §2.9):
 6. Hard cases: a case that passed in the baseline but was not run now (or was skipped)
    fails; pass -> fail fails; a case that crashed fails (the engine: an item error);
    other changes are information.
+7. Answers (with `--model`) are reported, never gated: the answer model and the judge are
+   left out of the fields a baseline must share (`gate_comparable_fields`).
 A baseline compared with itself passes at tolerance 0.
 """
 
@@ -73,6 +75,19 @@ def comparable_fields(header: Header) -> dict[str, Any]:
     }
     fields |= {f"question set of dataset {ds}": d for ds, d in sorted(digests.items())}
     fields |= {f"settings.{k}": v for k, v in sorted(settings.items())}
+    return fields
+
+
+ANSWER_FIELDS = ("judge", "settings.answer_model")
+"""Answers never enter the gate, so a run with answers gates against a retrieval-only
+baseline (and the other way round); resume and merge still compare these."""
+
+
+def gate_comparable_fields(header: Header) -> dict[str, Any]:
+    """`comparable_fields` without the answer model and the judge."""
+    fields = comparable_fields(header)
+    for key in ANSWER_FIELDS:
+        fields.pop(key, None)
     return fields
 
 
