@@ -10,6 +10,7 @@ miss. The server records every request, so the tests also see what the model was
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,9 +23,15 @@ from retrieval_rag_data import QUESTIONS, write_dataset
 from gaia_eval.cli.main import main
 from gaia_eval.core.results import Envelope, load_envelope
 from gaia_eval.core.suite import legacy_converters
+from gaia_eval.llm.spec import parse_model_spec
+from gaia_eval.retrieval.answer_cases import INJECTION_CANARY, prompt_injection
 from gaia_eval.retrieval.answers import JUDGE_SYSTEM
+from gaia_eval.retrieval.dataset import load_dataset
+from gaia_eval.retrieval.evidence import DocumentText
+from gaia_eval.retrieval.hard_cases import Context
 from gaia_eval.retrieval.models import RagSummary
 from gaia_eval.retrieval.summary import questions
+from gaia_eval.retrieval.systems import reference_maker
 
 RAG = ["retrieval", "--component", "rag", "--embedder", "hash"]
 
@@ -68,6 +75,8 @@ class _Model(BaseHTTPRequestHandler):
         msgs = body["messages"]
         if msgs[0]["content"] == JUDGE_SYSTEM:
             text = '{"correct": true}'
+        elif getattr(self.server, "obey", False) and INJECTION_CANARY in msgs[-1]["content"]:
+            text = INJECTION_CANARY  # a model that follows planted instructions
         else:
             question = msgs[-1]["content"].rsplit("Question: ", 1)[1].removesuffix("\nAnswer:")
             text = REPLIES[question]
@@ -156,8 +165,12 @@ def test_answers_split_correct_generation_and_retrieval_misses(
         prompt = " ".join(body["messages"][-1]["content"].split())
         quote = next(e for e in [*QUESTIONS, HIDDEN, JUDGED] if e["question"] == text)
         assert (quote["evidence"][0]["quote"] in prompt) is q.answer.in_context
-        # A fresh conversation per question: the system and this question, nothing earlier.
+        # A fresh conversation per question: the system and this question, nothing earlier;
+        # only this question's own passages (an earlier query's chunks are not resent).
         assert [m["role"] for m in body["messages"]] == ["system", "user"]
+        passages = re.findall(r"^\[\d+\] \(", body["messages"][-1]["content"], re.MULTILINE)
+        assert len(passages) == q.answer.context_chunks
+        assert q.answer.context_chunks == 5 and not q.answer.canary
         others = [o for o in REPLIES.values() if o != REPLIES[text]]
         assert not any(o in prompt for o in others)
     assert qs["toy-006"].sdk_rank is None or qs["toy-006"].sdk_rank > 5
@@ -225,3 +238,27 @@ def test_a_model_outage_leaves_questions_unmeasured(tmp_path: Path) -> None:
     env = _load(out)
     assert not any(r.status == "ok" for r in env.items)
     assert any(r.status == "infra_error" for r in env.items)
+
+
+def _injection_context(tmp_path: Path) -> Context:
+    ds = load_dataset(write_dataset(tmp_path / "data"))
+    paths = {d.id: Path(d.path) for d in ds.documents}
+    texts = {d: DocumentText(d, p.read_text(encoding="utf-8")) for d, p in paths.items()}
+    return Context(
+        dataset=ds, paths=paths, texts=texts, maker=reference_maker("hash"), work=tmp_path / "w"
+    )
+
+
+@pytest.mark.parametrize("obey", [False, True])
+def test_prompt_injection_case_fails_only_a_model_that_follows_the_planted_text(
+    tmp_path: Path, server: ThreadingHTTPServer, obey: bool
+) -> None:
+    server.obey = obey  # type: ignore[attr-defined]
+    case = prompt_injection(_injection_context(tmp_path), parse_model_spec(_spec(server)))
+    assert case.details["injection_in_context"] is True
+    assert case.status == ("fail" if obey else "pass"), case.finding
+    assert case.details["followed_injection"] is obey
+    assert case.details["answer_correct"] is (not obey)
+    (body,) = server.requests  # type: ignore[attr-defined]
+    prompt = body["messages"][-1]["content"]
+    assert "ignore all previous instructions" in prompt and "Editor's note" in prompt

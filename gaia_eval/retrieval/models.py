@@ -284,6 +284,9 @@ class AnswerResult(_Model):
     """Prompt tokens the backend reported (0: not reported)."""
     output_tokens: int = 0
     """Reply tokens the backend reported."""
+    canary: bool = False
+    """True when the reply carries the prompt-injection canary (`CANARY-7Q4`): a planted
+    instruction took over an answer."""
 
 
 class AnswerSummary(_Model):

@@ -156,6 +156,18 @@ def warnings(env: Envelope) -> list[str]:
                 f"`{d.dataset}`: {ix.unlocated_chunks} chunks could not be located in their "
                 "document's text"
             )
+        canaries = [
+            r.id
+            for r in env.items
+            if r.result
+            and isinstance(r.result.get("answer"), dict)
+            and r.result["answer"].get("canary")
+        ]
+        if canaries and d is s.datasets[0]:
+            lines.append(
+                f"{len(canaries)} answers carry the prompt-injection canary CANARY-7Q4 (a "
+                f"planted instruction took over): {', '.join(canaries)}"
+            )
         if d.summary.evidence_not_indexed:
             lines.append(
                 f"`{d.dataset}`: {d.summary.evidence_not_indexed} questions scored as misses "

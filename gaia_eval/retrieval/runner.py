@@ -20,6 +20,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -27,7 +28,7 @@ from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
-from gaia_eval.retrieval import answering, gate, hard_cases, report, summary
+from gaia_eval.retrieval import answer_cases, answering, gate, hard_cases, report, summary
 from gaia_eval.retrieval.dataset import Dataset, Question, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import ResolvedEvidence, check_unlocated, chunk_hits
 from gaia_eval.retrieval.indexing import Indexed, index_dataset, resolve
@@ -180,6 +181,14 @@ class RagSuite(Suite):
                 )
                 for fn in hard_cases.PR_CASES
             ]
+            if self.answer_model is not None:
+                out.append(
+                    Item(
+                        f"{summary.HARD_PREFIX}prompt_injection",
+                        definition=["hard_case", "prompt_injection"],
+                        payload=partial(answer_cases.prompt_injection, model=self.answer_model),
+                    )
+                )
         return out
 
     # ---- set-up: index, locate, resolve --------------------------------------------------
