@@ -83,6 +83,10 @@ ANSWER_FIELDS = ("judge", "settings.answer_model")
 baseline (and the other way round); resume and merge still compare these."""
 
 
+ANSWER_CASES = frozenset({"prompt_injection"})
+"""Hard cases that run only with answers; reported, never gated."""
+
+
 def gate_comparable_fields(header: Header) -> dict[str, Any]:
     """`comparable_fields` without the answer model and the judge."""
     fields = comparable_fields(header)
@@ -202,7 +206,13 @@ def _hard_cases(
         if not expected(f"{HARD_PREFIX}{cid}"):
             continue
         now, finding = after.get(cid, (None, ""))
-        if status == "pass" and now in (None, "skipped"):
+        if cid in ANSWER_CASES:
+            # Answers never enter the gate: an answers-only case's change is information.
+            if now not in (status, "error"):
+                notes.append(
+                    f"hard case {cid} (answers, not gated): {status} -> {now or 'not run'}"
+                )
+        elif status == "pass" and now in (None, "skipped"):
             failures.append(f"hard case {cid} passed in the baseline but was not run")
         elif status == "pass" and now == "fail":
             failures.append(f"hard case {cid}: pass -> fail ({finding})")
