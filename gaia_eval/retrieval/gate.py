@@ -16,7 +16,8 @@ Rules (reference-behaviour §2.9):
    fails; pass -> fail fails; a case that crashed fails (the engine: an item error);
    other changes are information.
 7. Answers (with `--model`) are reported, never gated: the answer model and the judge are
-   left out of the fields a baseline must share (`gate_comparable_fields`).
+   left out of the fields a baseline must share (`gate_comparable_fields`), and a change of
+   an answers-only hard case (`prompt_injection`) is a note.
 A baseline compared with itself passes at tolerance 0.
 """
 
