@@ -262,3 +262,29 @@ def test_prompt_injection_case_fails_only_a_model_that_follows_the_planted_text(
     (body,) = server.requests  # type: ignore[attr-defined]
     prompt = body["messages"][-1]["content"]
     assert "ignore all previous instructions" in prompt and "Editor's note" in prompt
+
+
+@pytest.mark.slow
+def test_the_local_model_answers_for_real(tmp_path: Path, local_model: Any) -> None:
+    """Two questions answered by the embedded local model (`--model local`, the shared
+    server of the `local_model` fixture): each gets a real reply, graded, its outcome
+    consistent with what was sent; the pr gate's fields are untouched."""
+    ds = write_dataset(tmp_path / "data", questions=QUESTIONS[:2])
+    out = tmp_path / "local"
+    assert main([*RAG, "--dataset", str(ds), "--model", "local", "--out", str(out)]) == 0
+    env = _load(out)
+    assert env.header.settings["answer_model"] == "local"
+    qs = questions(env)["toy"]
+    assert len(qs) == 2
+    for q in qs:
+        a = q.answer
+        assert a is not None and a.text.strip() and a.output_tokens > 0
+        assert a.correct is not None and a.graded_by == q.answer_type
+        assert a.in_context is (q.sdk_rank is not None and q.sdk_rank <= a.context_chunks)
+        expected = {
+            (True, True): "correct",
+            (True, False): "correct_without_evidence",
+            (False, True): "generation_miss",
+            (False, False): "retrieval_miss",
+        }[(a.correct, a.in_context)]
+        assert a.outcome == expected
