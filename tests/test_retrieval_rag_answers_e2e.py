@@ -225,6 +225,14 @@ def test_answer_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit) as exc:
         main([*RAG, "--dataset", str(ds), "--retrieval-only", "--model", "x"])
     assert exc.value.code == 2
+    import argparse
+
+    from gaia_eval.cli._retrieval_rag import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args(["--model"]).model == "local"  # `--model` alone: the local model
+    assert parser.parse_args([]).model is None  # answers off by default: pr stays retrieval-only
 
 
 def test_a_model_outage_leaves_questions_unmeasured(tmp_path: Path) -> None:

@@ -100,9 +100,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     answers.add_argument(
         "--model",
         metavar="SPEC",
+        nargs="?",
+        const="local",
         help="answer every question from the sdk pipeline's top chunks with this model "
-        "(openai:<base_url>#<model>, anthropic:<model>, ...) and grade the answers: accuracy "
-        "and the retrieval / generation miss split are reported, never gated",
+        "(`--model` alone: the embedded `local` model; openai:<base_url>#<model>, "
+        "anthropic:<model>, ...) and grade the answers: accuracy and the retrieval / "
+        "generation miss split are reported, never gated",
     )
     answers.add_argument(
         "--retrieval-only",
