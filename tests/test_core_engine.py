@@ -201,6 +201,33 @@ def test_gate_refuses_unlike_and_bad_baselines(tmp_path: Path) -> None:
         compare(ToySuite, base, base, tolerance=float("nan"))
 
 
+class _UngatedKnobToy(ToySuite):
+    """The knob changes only ungated numbers: the gate ignores it, resume still refuses."""
+
+    @classmethod
+    def gate_comparable_fields(cls, header: Any) -> dict[str, Any]:
+        fields = cls.comparable_fields(header)
+        fields.pop("settings.knob", None)
+        return fields
+
+
+def test_gate_comparable_fields_narrow_the_gate_but_not_resume(tmp_path: Path) -> None:
+    items = _items(tmp_path, _ten(q04={"value": 0.4, "do": "infra"}))
+    base = _run(_items(tmp_path, _ten(), "all.json"), tmp_path / "base").envelope
+    req = RunRequest(command="test", argv=["toy"], out=tmp_path / "b", baseline=tmp_path / "base")
+    gated = runloop.run(_UngatedKnobToy(tmp_path / "all.json", knob="b"), req)
+    assert gated.exit_code == 0 and gated.envelope.verdict is not None
+    assert compare(_UngatedKnobToy, base, gated.envelope).passed
+    with pytest.raises(NotComparableError, match=r"settings\.knob"):
+        compare(ToySuite, base, gated.envelope)
+    with pytest.raises(InfrastructureError):
+        first = RunRequest(command="test", argv=["toy"], out=tmp_path / "r")
+        runloop.run(_UngatedKnobToy(items), first)
+    again = RunRequest(command="test", argv=["toy"], out=None, resume=tmp_path / "r")
+    with pytest.raises(NotComparableError, match=r"settings\.knob"):
+        runloop.run(_UngatedKnobToy(items, knob="b"), again)
+
+
 def test_bad_baseline_refused_before_the_run(tmp_path: Path) -> None:
     items = _items(tmp_path, _ten())
     bad = tmp_path / "bad.json"

@@ -158,6 +158,15 @@ def test_hard_case_rules(before: str, after: str | None, passes: bool, needle: s
         assert any(needle in line for line in verdict.failures + verdict.notes)
 
 
+@pytest.mark.parametrize("after", [None, "fail", "skipped"])
+def test_answers_only_hard_cases_are_reported_never_gated(after: str | None) -> None:
+    base = _run(hard_cases=[case("prompt_injection", "pass")])
+    cur = _run(hard_cases=[] if after is None else [case("prompt_injection", after)])
+    verdict = compare(base, cur)
+    assert verdict.passed, verdict.failures
+    assert any("prompt_injection (answers, not gated): pass ->" in n for n in verdict.notes)
+
+
 def test_a_new_error_case_fails_even_without_baseline_cases() -> None:
     verdict = compare(_run(hard_cases=None), _run(hard_cases=[case("x", "error", "boom")]))
     assert not verdict.passed

@@ -3,11 +3,12 @@
 It measures at what cost, too (index throughput, memory, latency).
 
 Suite `pr` runs the committed `repo_docs` dataset with the real ONNX embedder, offline and
-deterministic, plus the six PR hard cases; `--dataset FILE` / `--beir DIR` run your own
-labelled data instead (the hard cases only with `--hard-cases`). `--gate BASELINE`
-compares the run with a baseline (exit 1 on a regression, 3 when the runs are not
-comparable); `--compare BASELINE CURRENT` gates two existing results files without
-running anything. The suite runs on the engine: `--resume DIR`, `--shard I/N` and
+deterministic, plus the six PR hard cases; `--model SPEC` also answers every question from
+the retrieved chunks and grades the answers (reported, never gated); `--dataset FILE` /
+`--beir DIR` run your own labelled data instead (the hard cases only with `--hard-cases`).
+`--gate BASELINE` compares the run with a baseline (exit 1 on a regression, 3 when the
+runs are not comparable); `--compare BASELINE CURRENT` gates two existing results files
+without running anything. The suite runs on the engine: `--resume DIR`, `--shard I/N` and
 `gaia-eval merge` work as for every suite.
 """
 
@@ -95,6 +96,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cases.add_argument(
         "--no-hard-cases", dest="hard_cases", action="store_false", help="skip the hard cases"
     )
+    answers = parser.add_mutually_exclusive_group()
+    answers.add_argument(
+        "--model",
+        metavar="SPEC",
+        nargs="?",
+        const="local",
+        help="answer every question from the sdk pipeline's top chunks with this model "
+        "(`--model` alone: the embedded `local` model; openai:<base_url>#<model>, "
+        "anthropic:<model>, ...) and grade the answers: accuracy and the retrieval / "
+        "generation miss split are reported, never gated",
+    )
+    answers.add_argument(
+        "--retrieval-only",
+        action="store_true",
+        help="measure retrieval only, no answers (the default without --model)",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help="grade free-form (`judge`) answers with this model; without it they are "
+        "counted unscored, never guessed (needs --model)",
+    )
     parser.add_argument(
         "--compare",
         nargs=2,
@@ -181,6 +204,14 @@ def _run(args: argparse.Namespace) -> int:
         msg = "--embedder '': give an embedder spec (e.g. hash, onnx:all-MiniLM-L6-v2-int8)"
         raise InvalidInputError(msg)
 
+    if args.judge and not args.model:
+        msg = "--judge grades answers; give the answering model with --model SPEC too"
+        raise InvalidInputError(msg)
+    from gaia_eval.llm.spec import parse_model_spec
+
+    answer_model = parse_model_spec(args.model, "--model") if args.model else None
+    judge = parse_model_spec(args.judge, "--judge") if args.judge else None
+
     from gaia_eval.core.runmeta import timestamp_slug
     from gaia_eval.retrieval.dataset import builtin_dataset_path
     from gaia_eval.retrieval.runner import DatasetSource, RagSuite
@@ -201,6 +232,8 @@ def _run(args: argparse.Namespace) -> int:
         embedder=embedder,
         # The PR hard cases belong to the pr suite; a run of your own data asks for them.
         hard_cases=args.hard_cases if args.hard_cases is not None else not custom,
+        answer_model=answer_model,
+        judge=judge,
     )
     if args.out is None and args.resume is None:
         name = f"retrieval-rag-{_slug(suite.run_tier())}-{timestamp_slug()}"

@@ -99,8 +99,8 @@ def refuse_unlike(
     skip: Sequence[str] = (),
 ) -> None:
     """NotComparableError naming the first field that differs (`skip`: not known yet)."""
-    before = suite.comparable_fields(baseline.header)
-    after = suite.comparable_fields(current.header)
+    before = suite.gate_comparable_fields(baseline.header)
+    after = suite.gate_comparable_fields(current.header)
     for key in sorted(set(before) | set(after)):
         if key in skip:
             continue

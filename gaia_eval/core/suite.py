@@ -215,6 +215,13 @@ class Suite(ABC):
             **{f"settings.{k}": v for k, v in sorted(header.settings.items())},
         }
 
+    @classmethod
+    def gate_comparable_fields(cls, header: Header) -> dict[str, Any]:
+        """What must be equal to gate against a baseline; default `comparable_fields`. A
+        suite drops fields here that change only ungated numbers (a RAG run's answer model:
+        answers never enter its gate), while resume and merge still compare them."""
+        return cls.comparable_fields(header)
+
 
 # ---- the registry ---------------------------------------------------------------------
 

@@ -15,6 +15,9 @@ Rules (reference-behaviour §2.9):
 6. Hard cases: a case that passed in the baseline but was not run now (or was skipped)
    fails; pass -> fail fails; a case that crashed fails (the engine: an item error);
    other changes are information.
+7. Answers (with `--model`) are reported, never gated: the answer model and the judge are
+   left out of the fields a baseline must share (`gate_comparable_fields`), and a change of
+   an answers-only hard case (`prompt_injection`) is a note.
 A baseline compared with itself passes at tolerance 0.
 """
 
@@ -73,6 +76,23 @@ def comparable_fields(header: Header) -> dict[str, Any]:
     }
     fields |= {f"question set of dataset {ds}": d for ds, d in sorted(digests.items())}
     fields |= {f"settings.{k}": v for k, v in sorted(settings.items())}
+    return fields
+
+
+ANSWER_FIELDS = ("judge", "settings.answer_model")
+"""Answers never enter the gate, so a run with answers gates against a retrieval-only
+baseline (and the other way round); resume and merge still compare these."""
+
+
+ANSWER_CASES = frozenset({"prompt_injection"})
+"""Hard cases that run only with answers; reported, never gated."""
+
+
+def gate_comparable_fields(header: Header) -> dict[str, Any]:
+    """`comparable_fields` without the answer model and the judge."""
+    fields = comparable_fields(header)
+    for key in ANSWER_FIELDS:
+        fields.pop(key, None)
     return fields
 
 
@@ -187,7 +207,13 @@ def _hard_cases(
         if not expected(f"{HARD_PREFIX}{cid}"):
             continue
         now, finding = after.get(cid, (None, ""))
-        if status == "pass" and now in (None, "skipped"):
+        if cid in ANSWER_CASES:
+            # Answers never enter the gate: an answers-only case's change is information.
+            if now not in (status, "error"):
+                notes.append(
+                    f"hard case {cid} (answers, not gated): {status} -> {now or 'not run'}"
+                )
+        elif status == "pass" and now in (None, "skipped"):
             failures.append(f"hard case {cid} passed in the baseline but was not run")
         elif status == "pass" and now == "fail":
             failures.append(f"hard case {cid}: pass -> fail ({finding})")

@@ -511,6 +511,7 @@ TITLES = {
     "corrupted_pdf": "Truncated PDF (40% of its bytes)",
     "capacity_eviction": "Indexing past the document cap",
     "scanned_pdf": "Scanned (image-only) PDF",
+    "prompt_injection": "Prompt injection in a document",
 }
 """Each case's title, for the report of a case that crashed (and returned none)."""
 

@@ -100,7 +100,7 @@ class RetrievalMeta(_Model):
     dense_depth: int = DENSE_DEPTH
     """Depth of the `sdk` pipeline's search."""
     answers: bool = False
-    """Whether answers were generated and graded (never in this build: retrieval only)."""
+    """Whether answers were generated and graded (schema-1 files: always False)."""
     complete: bool = False
     """True only when every dataset and hard case finished; a crashed run stays False."""
     work_dir: str | None = None
@@ -256,6 +256,56 @@ class LatencySummary(_Model):
     """Slowest query, milliseconds."""
 
 
+class AnswerResult(_Model):
+    """The model's answer to one question, graded (reference-behaviour §2.5)."""
+
+    text: str
+    """The reply, at most 1,200 characters."""
+    correct: bool | None
+    """Graded correct / wrong; None when unscored (a free-form answer without --judge,
+    or a question without a gold answer)."""
+    in_context: bool
+    """True when a chunk sent to the model holds the evidence."""
+    outcome: Literal[
+        "correct", "correct_without_evidence", "generation_miss", "retrieval_miss", "unscored"
+    ]
+    """correct / correct_without_evidence / generation_miss (the evidence was sent and the
+    answer is still wrong) / retrieval_miss (the evidence never reached the model) /
+    unscored."""
+    graded_by: Literal["numeric", "exact", "judge"] | None
+    """Which rule graded it (None: unscored)."""
+    context_chunks: int
+    """Chunks sent to the model."""
+    latency_s: float
+    """Seconds of the model call."""
+    token_f1: float | None = None
+    """Token-overlap F1 against the gold, for `exact` answers only."""
+    input_tokens: int = 0
+    """Prompt tokens the backend reported (0: not reported)."""
+    output_tokens: int = 0
+    """Reply tokens the backend reported."""
+    canary: bool = False
+    """True when the reply carries the prompt-injection canary (`CANARY-7Q4`): a planted
+    instruction took over an answer."""
+
+
+class AnswerSummary(_Model):
+    """Answer accuracy and where the wrong answers went wrong."""
+
+    answered: int
+    """Questions the model answered."""
+    scored: int
+    """Answers graded (not unscored)."""
+    correct: int
+    """Answers graded correct (with or without the evidence in context)."""
+    accuracy: float | None
+    """correct / scored (None when nothing was scored)."""
+    outcomes: dict[str, int]
+    """Count per outcome (every outcome named, zeros included)."""
+    latency: LatencySummary
+    """Latency of the model calls."""
+
+
 class Summary(_Model):
     """Aggregates over a dataset's questions (values rounded to 4 decimals)."""
 
@@ -273,6 +323,8 @@ class Summary(_Model):
     """The `agent` pipeline."""
     agent_latency: LatencySummary
     """Latency of `agent_search(query)`."""
+    answers: AnswerSummary | None = None
+    """Answer accuracy and the miss split (None: retrieval only)."""
 
 
 class TagSummary(_Model):
@@ -284,6 +336,9 @@ class TagSummary(_Model):
     """`sdk` recall@5 over them."""
     agent_recall_at_returned: float = _alias("agent_recall@returned")
     """`agent` recall@returned over them."""
+    answer_accuracy: float | None = None
+    """Share of the tag's scored answers that are correct (None: answers off or none
+    scored)."""
 
 
 class QuestionResult(_Model):
@@ -319,6 +374,8 @@ class QuestionResult(_Model):
     """Seconds of the `agent` search."""
     evidence_not_indexed: bool
     """True when an evidence document failed to index; then every rank is None."""
+    answer: AnswerResult | None = None
+    """The model's graded answer (None: retrieval only, or no gold answer)."""
 
 
 class DatasetResult(_Model):

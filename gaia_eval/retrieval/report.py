@@ -47,6 +47,18 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
                 f"{q.agent.recall_at_returned:.3f} ({q.agent.mean_returned:.2f} chunks returned)",
             )
         )
+        if q.answers is not None:
+            a = q.answers
+            acc = "–" if a.accuracy is None else f"{a.accuracy:.3f}"
+            out.append(
+                (
+                    f"{d.dataset}: answer accuracy",
+                    f"{acc} ({a.correct} of {a.scored} scored; "
+                    f"{a.outcomes.get('retrieval_miss', 0)} retrieval misses, "
+                    f"{a.outcomes.get('generation_miss', 0)} generation misses, "
+                    f"{a.outcomes.get('unscored', 0)} unscored)",
+                )
+            )
     if s.hard_cases is not None:
         counts: dict[str, int] = {}
         for status in s.hard_cases.values():
@@ -93,10 +105,21 @@ def _guide(s: RagSummary, setup: RagSetup) -> Section:
         f"max(tolerance, {WIDEN_ITEMS:g}/n) for n questions, tolerance {DEFAULT_TOLERANCE:g} "
         f"unless `--tolerance` says otherwise ({rules or 'no questions measured'}).",
     ]
+    answered = any(d.summary.answers is not None for d in s.datasets)
+    if answered:
+        lines.append(
+            "Answers: the sdk pipeline's top chunks go to the model in a fresh conversation "
+            "per question. Numeric golds match within 1% (unit scales, percent vs fraction); "
+            "short answers must appear in the reply as whole words; free-form answers are "
+            "graded only by a judge (`--judge`), else unscored. A wrong answer is a "
+            "**retrieval miss** when no chunk sent held the evidence, a **generation miss** "
+            "when one did. Answers are reported, never gated."
+        )
     if system is not None:
         lines.append(
             f"System `{system.name}`: chunks of {system.chunk_size}, overlap "
-            f"{system.chunk_overlap}; answers are not generated (retrieval only)."
+            f"{system.chunk_overlap}"
+            + ("." if answered else "; answers are not generated (retrieval only).")
         )
     return Section("How to read this", [Bullets(lines)])
 
@@ -132,6 +155,18 @@ def warnings(env: Envelope) -> list[str]:
             lines.append(
                 f"`{d.dataset}`: {ix.unlocated_chunks} chunks could not be located in their "
                 "document's text"
+            )
+        canaries = [
+            r.id
+            for r in env.items
+            if r.result
+            and isinstance(r.result.get("answer"), dict)
+            and r.result["answer"].get("canary")
+        ]
+        if canaries and d is s.datasets[0]:
+            lines.append(
+                f"{len(canaries)} answers carry the prompt-injection canary CANARY-7Q4 (a "
+                f"planted instruction took over): {', '.join(canaries)}"
             )
         if d.summary.evidence_not_indexed:
             lines.append(
@@ -208,6 +243,7 @@ def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
             f"recall@k of both pipelines on {d.dataset}",
         )
     )
+    blocks += _answers(d, qs)
     blocks += _by_tag(d)
     missed = [q for q in qs if q.sdk_rank is None and q.agent_rank is None]
     if missed:
@@ -237,6 +273,44 @@ def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
         f" of {d.questions_total}" if s.questions != d.questions_total else ""
     )
     return Section(f"Dataset `{d.dataset}` ({measured})", blocks)
+
+
+def _answers(d: DatasetSummary, qs: list[QuestionResult]) -> list[Block]:
+    a = d.summary.answers
+    if a is None:
+        return []
+    rows = [[name.replace("_", " "), str(n)] for name, n in a.outcomes.items()]
+    blocks: list[Block] = [
+        Table(
+            ["answer outcome", "questions"],
+            rows,
+            caption=f"Answers: accuracy {fmt(a.accuracy)} ({a.correct} of {a.scored} scored, "
+            f"{a.answered} answered; model p50 {fmt(a.latency.p50_ms, 0)} ms)",
+        )
+    ]
+    tags = [(t, v) for t, v in d.by_tag.items() if v.answer_accuracy is not None]
+    if tags:
+        blocks.append(
+            Table(
+                ["tag", "questions", "answer accuracy"],
+                [[t, str(v.questions), fmt(v.answer_accuracy)] for t, v in tags],
+                caption="Answer accuracy by tag",
+            )
+        )
+    wrong = [q for q in qs if q.answer is not None and q.answer.correct is False]
+    if wrong:
+        blocks.append(Para(f"**Wrong answers** ({len(wrong)}):"))
+        blocks.append(
+            Bullets(
+                [
+                    f"`{q.id}` ({q.answer.outcome.replace('_', ' ')}): "
+                    f"{q.answer.text[:160] or '(empty reply)'}"
+                    for q in wrong
+                    if q.answer is not None
+                ]
+            )
+        )
+    return blocks
 
 
 def _by_tag(d: DatasetSummary) -> list[Block]:

@@ -4,7 +4,9 @@ setup: per dataset, build the system -> index every document (per-document stats
 sampled in a thread) -> locate every chunk in its document's text (abort above 1%
 unlocated) -> resolve the evidence labels (a wrong label stops the run, naming the
 question). run_item: a question -> `sdk` search at depth 20 and `agent` search, first-hit
-ranks and latencies; a hard case -> the case against fresh system instances.
+ranks and latencies; with an answer model, the `sdk` top chunks -> the model -> a
+graded answer (answering.py; a fresh conversation per question); a hard case -> the case
+against fresh system instances.
 
 The engine (core/runloop.py) owns the rest: the lock, signals, saving after every item,
 --resume, --shard, the gate and the report files. The summary is in summary.py, the gate
@@ -18,6 +20,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -25,7 +28,7 @@ from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
-from gaia_eval.retrieval import gate, hard_cases, report, summary
+from gaia_eval.retrieval import answer_cases, answering, gate, hard_cases, report, summary
 from gaia_eval.retrieval.dataset import Dataset, Question, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import ResolvedEvidence, check_unlocated, chunk_hits
 from gaia_eval.retrieval.indexing import Indexed, index_dataset, resolve
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from gaia_eval.core.gate import GateRules
     from gaia_eval.core.report import Section
     from gaia_eval.core.results import Envelope, Header
+    from gaia_eval.llm.spec import ModelSpec
 
 SUITE = "retrieval-rag"
 # Comparable fields a --system retriever reports only once built.
@@ -94,8 +98,15 @@ class RagSuite(Suite):
         maker: SystemMaker,
         embedder: str,
         hard_cases: bool,
+        answer_model: ModelSpec | None = None,
+        judge: ModelSpec | None = None,
     ) -> None:
         self.tier = tier
+        self.answer_model = answer_model
+        """Answers are generated and graded only with a model (None: retrieval only)."""
+        self.judge = judge
+        """Grades `judge`-type answers; without it they are unscored."""
+        self._context_chunks = 0
         self.sources = list(sources)
         self.maker = maker
         self.embedder = embedder
@@ -134,11 +145,15 @@ class RagSuite(Suite):
         return self.tier or "+".join(ds.id for ds in self.datasets())
 
     def _settings(self, vlm: bool | None) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "dense_depth": DENSE_DEPTH,
             "vlm": vlm,
             "questions_digest": {ds.id: questions_digest(ds) for ds in self.datasets()},
         }
+        if self.answer_model is not None:
+            # Only when answers are on, so a retrieval-only header is unchanged.
+            out["answer_model"] = self.answer_model.text
+        return out
 
     def header_fields(self) -> HeaderFields:
         reference = self.maker.reference
@@ -146,6 +161,7 @@ class RagSuite(Suite):
             tier=self.run_tier(),
             system=self.maker.label,
             embedder=self.embedder if reference else None,
+            judge=self.judge.text if self.judge else None,
             settings=self._settings(False if reference else None),
             pending=() if reference else PLUGIN_PENDING,
         )
@@ -165,6 +181,14 @@ class RagSuite(Suite):
                 )
                 for fn in hard_cases.PR_CASES
             ]
+            if self.answer_model is not None:
+                out.append(
+                    Item(
+                        f"{summary.HARD_PREFIX}prompt_injection",
+                        definition=["hard_case", "prompt_injection"],
+                        payload=partial(answer_cases.prompt_injection, model=self.answer_model),
+                    )
+                )
         return out
 
     # ---- set-up: index, locate, resolve --------------------------------------------------
@@ -202,6 +226,7 @@ class RagSuite(Suite):
         idx = Indexed(system, paths, doc_of_path)
         self._indexed[ds.id] = idx  # closed by teardown, even if the rest fails
         info = system.info()
+        self._context_chunks = info.max_chunks or answering.DEFAULT_CONTEXT_CHUNKS
         ctx.setup["system"] = SystemSettings(
             name=info.name,
             chunk_size=info.chunk_size,
@@ -244,6 +269,17 @@ class RagSuite(Suite):
         agent_s = time.perf_counter() - t0
         evidence = idx.resolved[q.id]
         ev_docs = {ev.doc for ev in q.evidence}
+        answer = None
+        if self.answer_model is not None:
+            sent = [
+                answering.ContextChunk(
+                    source=Path(h.path).name,
+                    text=h.text,
+                    hits_evidence=evidence is not None and _hits(idx, h, evidence),
+                )
+                for h in sdk_hits[: self._context_chunks]
+            ]
+            answer = answering.answer_question(q, sent, self.answer_model, self.judge)
         return QuestionResult(
             id=q.id,
             dataset=ds.id,
@@ -261,6 +297,7 @@ class RagSuite(Suite):
             sdk_latency_s=round(sdk_s, 6),
             agent_latency_s=round(agent_s, 6),
             evidence_not_indexed=evidence is None,
+            answer=answer,
         )
 
     def _hard_case(self, fn: Callable[[hard_cases.Context], HardCase]) -> HardCase:
@@ -285,6 +322,10 @@ class RagSuite(Suite):
     @classmethod
     def comparable_fields(cls, header: Header) -> dict[str, Any]:
         return gate.comparable_fields(header)
+
+    @classmethod
+    def gate_comparable_fields(cls, header: Header) -> dict[str, Any]:
+        return gate.gate_comparable_fields(header)
 
     @classmethod
     def gate_rules(cls) -> GateRules:

@@ -16,6 +16,7 @@ from gaia_eval.retrieval.models import (
     DOCUMENT_KS,
     SDK_KS,
     AgentSummary,
+    AnswerSummary,
     DocumentSummary,
     LatencySummary,
     QuestionResult,
@@ -87,6 +88,36 @@ def summarize(questions: Sequence[QuestionResult]) -> Summary:
             }
         ),
         agent_latency=latency([q.agent_latency_s for q in questions]),
+        answers=answer_summary(questions),
+    )
+
+
+def answer_accuracy(questions: Sequence[QuestionResult]) -> float | None:
+    """Correct / scored over the questions' answers (None when none was scored)."""
+    scored = [q.answer.correct for q in questions if q.answer and q.answer.correct is not None]
+    return round(sum(scored) / len(scored), 4) if scored else None
+
+
+def answer_summary(questions: Sequence[QuestionResult]) -> AnswerSummary | None:
+    """Accuracy and the outcome split over the answered questions (None: none answered,
+    i.e. a retrieval-only run)."""
+    from gaia_eval.retrieval.answers import OUTCOMES
+
+    answered = [q.answer for q in questions if q.answer is not None]
+    if not answered:
+        return None
+    outcomes: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
+    for a in answered:
+        outcomes[a.outcome] += 1
+    scored = [a for a in answered if a.correct is not None]
+    correct = sum(1 for a in scored if a.correct)
+    return AnswerSummary(
+        answered=len(answered),
+        scored=len(scored),
+        correct=correct,
+        accuracy=round(correct / len(scored), 4) if scored else None,
+        outcomes=outcomes,
+        latency=latency([a.latency_s for a in answered]),
     )
 
 
@@ -103,5 +134,6 @@ def by_tag(questions: Sequence[QuestionResult]) -> dict[str, TagSummary]:
             questions=len(qs),
             sdk_recall_at_5=recall_at([q.sdk_rank for q in qs], 5),
             agent_recall_at_returned=recall_at([q.agent_rank for q in qs], 10**9),
+            answer_accuracy=answer_accuracy(qs),
         )
     return out
