@@ -276,6 +276,7 @@ def test_anthropic_client_on_messages(local_model: LocalServer) -> None:
     assert text.strip() and 0 < tout <= 8 and tin > 0
     # Asked again, the prompt comes from the server's cache; it is still the whole prompt.
     _, tin2, _ = chat.complete(system, prompt, max_tokens=8)
+    chat.close()
     assert tin2 == tin
 
 

@@ -40,6 +40,10 @@ class AnthropicChat:
             raise InfrastructureError(msg) from err
         self.model = model
 
+    def close(self) -> None:
+        """Close the SDK's connection pool (an open socket left to the GC warns)."""
+        self._client.close()
+
     def complete(self, system: str, prompt: str, max_tokens: int = 8000) -> tuple[str, int, int]:
         """(text, input_tokens, output_tokens)."""
         sdk = self._sdk

@@ -37,11 +37,14 @@ def complete(
         from gaia_eval.llm.anthropic_client import AnthropicChat
 
         chat = AnthropicChat(spec.model, timeout_s=timeout_s)
-        text, tin, tout = (
-            chat.complete(system, prompt, max_tokens=max_tokens)
-            if max_tokens
-            else chat.complete(system, prompt)
-        )
+        try:
+            text, tin, tout = (
+                chat.complete(system, prompt, max_tokens=max_tokens)
+                if max_tokens
+                else chat.complete(system, prompt)
+            )
+        finally:
+            chat.close()
     elif spec.backend == "openai":
         from gaia_eval.llm.openai_compat import OpenAIChat
 
