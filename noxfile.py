@@ -280,12 +280,7 @@ def native(session: nox.Session) -> None:
 # Each suite session checks the machine-wide eval lock before it installs anything and
 # passes `--wait-lock` to the suite, so a run queued behind another eval waits instead of
 # failing with exit 4 after the install.
-#
-# Reserved for the suite engine's registry: the `[run.NAME]` tables of
-# gaia_eval/core/suites.toml (read with tomllib, before anything is installed) will
-# generate one parametrized family here, `nox -s "suite(retrieval_pr)"`, each run calling
-# `_await_lock` and `_install` like the sessions below, which stay as aliases of the names
-# the README and CI use.
+# The registry's `suite(...)` family ("every registered run", below) does the same.
 
 
 # ---- retrieval (rag) ------------------------------------------------------------------
