@@ -48,14 +48,14 @@ def _suite(cache: Path, out: Path, *extra: str) -> tuple[float, float, str]:
         msg = f"retrieval pr run failed (exit {done.returncode}): {done.stderr[-2000:]}"
         raise RuntimeError(msg)
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    ds = results["datasets"][0]
+    ds = results["summary"]["datasets"][0]
     index = ds.get("index") or {}
-    sdk = ds["summary"]["sdk"]["recall_at_5"]
+    sdk = ds["summary"]["sdk"]["recall@5"]
     note = (
         f"process {wall:.1f} s wall, {cpu:.1f} s CPU; index {index.get('index_s', 0):.1f} s for "
         f"{index.get('chunks', 0)} chunks; sdk R@5 {sdk:.3f}"
     )
-    return float(results["meta"]["duration_s"]), wall, note
+    return float(results["header"]["run"]["duration_s"]), wall, note
 
 
 def _code_tree(dest: Path, package: str) -> Path:
