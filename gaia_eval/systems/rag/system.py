@@ -161,7 +161,6 @@ class RagSystem:
                 "max_indexed_files": self.max_indexed_files,
                 "max_total_chunks": self.max_total_chunks,
                 "lru": self.lru,
-                "embedding_cache": bool(cache_stats(self.embedder).get("enabled", False)),
                 "agent": {
                     "pool": a.pool,
                     "expansion_weight": a.expansion_weight,
