@@ -418,14 +418,15 @@ def test_run_refuses_a_toolchain_without_pytest(
 
 
 def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
-    from gaia_eval.tasks.definitions import data_dir
-    from gaia_eval.tasks.isolation import fence_available
+    from test_tasks_fence import require_sandbox
 
-    if not fence_available():
-        pytest.skip("bubblewrap cannot create a sandbox on this machine")
+    from gaia_eval.tasks.definitions import data_dir
+
+    require_sandbox()
     probe = (
         f"ls {data_dir()} | wc -l; cat ../.baseline/README.md 2>/dev/null | wc -l; "
-        f"ls {tmp_path / 'run'} | wc -l; echo written > note.txt; cat note.txt"
+        # The first (unfenced) run's folder: the fenced run hides its contents.
+        f"ls {tmp_path / 'run' / 'False'} | wc -l; echo written > note.txt; cat note.txt"
     )
     script = [{"tool": "run_shell", "args": {"command": probe}}, {"answer": "x"}]
     results = {}

@@ -147,32 +147,7 @@ def run_text(
 
 
 def fence_available() -> bool:
-    """True when bubblewrap exists and can create a sandbox here (user namespaces allowed)."""
-    import shutil
+    """True when this platform's fence (bubblewrap, sandbox-exec) can sandbox here."""
+    from gaia_eval.tasks.fence import mechanism
 
-    exe = shutil.which("bwrap")
-    if exe is None:
-        return False
-    try:
-        probe = subprocess.run(
-            [exe, "--dev-bind", "/", "/", "true"], capture_output=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return probe.returncode == 0
-
-
-def fenced_argv(
-    argv: list[str], hide: list[Path], expose: list[Path], rehide: list[Path]
-) -> list[str]:
-    """Wrap `argv` in bubblewrap: the whole file system as it is, except `hide` (each
-    replaced by an empty tmpfs), then `expose` bound back in, then `rehide` hidden again.
-    Order matters: bwrap applies the mounts in sequence."""
-    out = ["bwrap", "--dev-bind", "/", "/", "--die-with-parent"]
-    for p in hide:
-        out += ["--tmpfs", str(p)]
-    for p in expose:
-        out += ["--bind", str(p), str(p)]
-    for p in rehide:
-        out += ["--tmpfs", str(p)]
-    return out + argv
+    return mechanism() is not None

@@ -72,14 +72,10 @@ def missing(
     if judge is not None:
         out += _model_needs(judge, "--judge-model", claude_bin)
     if fence:
-        from gaia_eval.tasks.isolation import fence_available
+        from gaia_eval.tasks.fence import mechanism, why_unavailable
 
-        if not fence_available():
-            out.append(
-                "bubblewrap (bwrap) for --fence: it is missing or cannot create a sandbox here "
-                "(install the Debian package bubblewrap; user namespaces must be allowed); "
-                "refused rather than pretended"
-            )
+        if mechanism() is None:
+            out.append(why_unavailable())
     return out
 
 

@@ -19,9 +19,9 @@ from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.llm.pricing import price
 from gaia_eval.tasks import ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
-from gaia_eval.tasks.definitions import TaskDef, data_dir
+from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import agent_env, fenced_argv, run_capped
+from gaia_eval.tasks.isolation import agent_env, run_capped
 from gaia_eval.tasks.models import AgentOutcome, TaskResult, Transcript
 from gaia_eval.tasks.workspace import prepare, touched_files, tree_diff
 
@@ -99,13 +99,18 @@ def run_task(
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
         argv = plan.argv
         if cfg.fence:
-            # The answer keys (task definitions, reference attempts), the results, every
-            # other task's workdir and this task's baseline are invisible to the agent.
-            argv = fenced_argv(
+            # The answer keys (task definitions, reference attempts), every results folder,
+            # every other task's workdir and this task's baseline are invisible to the agent.
+            from gaia_eval.tasks import fence
+
+            argv = fence.wrap(
                 argv,
-                hide=[data_dir(), results_dir.resolve(), work_root.resolve()],
-                expose=[ws.root],
-                rehide=[ws.baseline],
+                fence.task_plan(
+                    task_root=ws.root,
+                    baseline=ws.baseline,
+                    results_dir=results_dir,
+                    work_root=work_root,
+                ),
             )
         try:
             done = run_capped(

@@ -86,6 +86,10 @@ class TasksSuite(Suite):
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
         ctx.setup["checks"] = {t.id: t.check for t in self.cfg.tasks}
+        from gaia_eval.tasks.fence import register_run
+
+        # Every run, fenced or not, so that later fenced runs hide it wherever it is.
+        register_run(ctx.out_dir)
         if self.cfg.local_model is not None:
             ctx.setup[RECORD_KEY] = self.cfg.local_model.model_dump(mode="json")
         if self.cfg.keep_workdirs:
