@@ -114,11 +114,10 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
     argv.add("--suite", suite)
     tasks_file = args.tasks_file.resolve() if args.tasks_file else None
     argv.add("--tasks-file", tasks_file)
-    taskfile = load_tasks(tasks_file)
-    ids = setting(args, "tasks")
-    wanted = [t.strip() for t in ids.split(",") if t.strip()] if ids else None
-    selected = taskfile.select(suite, wanted)  # names unknown ids
-    argv.add("--tasks", ",".join(t.id for t in selected) if wanted else None)
+    from gaia_eval.cli import _tasks_repo
+
+    # tasks.json, a suite's own data file (therock) or SWE-bench instances.
+    everything, selected, wanted = _tasks_repo.select(args, argv, suite, tasks_file)
     if not args.full_access and env("full_access") in ("1", "true", "yes"):
         args.full_access = True
     judge = None
@@ -142,7 +141,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
     run_timeout = number(args, "run_timeout", float, DEFAULT_RUN_TIMEOUT_S)
     cfg = TasksConfig(
         suite=suite,
-        tasks=taskfile.select(suite),
+        tasks=everything,
         harness=harness,
         model=model,
         judge_model=judge.text if judge else None,
@@ -160,6 +159,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
         harness_settings=harness_settings,
         local_model=_local_server(agent, judge),
     )
+    _tasks_repo.configure(cfg, args, argv)
     if cfg.keep_workdirs and cfg.work_root is None:
         args.keep_temp = True  # the workdirs live in the run's temp folder
     for key, value in (
@@ -251,6 +251,12 @@ def _judge_spec(args: argparse.Namespace, why: str, *, toolchain: bool = False) 
     spec = parse_model_spec(required(args, "judge_model", why), "--judge-model")
     preflight.check(judge=spec, claude_bin=env("claude") or "claude", toolchain=toolchain)
     return spec
+
+
+def cmd_swebench(args: argparse.Namespace) -> int:
+    from gaia_eval.cli._tasks_repo import cmd_swebench as grade
+
+    return grade(args)
 
 
 def cmd_judge(args: argparse.Namespace) -> int:

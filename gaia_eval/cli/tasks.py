@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gaia_eval.cli import _tasks_repo
 from gaia_eval.cli._runflags import add_run_flags
 from gaia_eval.tasks.settings import ENV
 
@@ -71,6 +72,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     )
     _common_judge(run)
     add_run_flags(run)
+    _tasks_repo.add_run_flags(run)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,6 +135,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for report.md and .html"
     )
+    _tasks_repo.add_swebench_command(sub)
     # A subcommand's --help opens with the line `tasks --help` lists for it.
     for choice in sub._choices_actions:
         parser_of = sub.choices[choice.dest]

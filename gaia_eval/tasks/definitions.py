@@ -63,8 +63,13 @@ def toybox_digest() -> str:
 
 
 def task_definition(task: TaskDef) -> dict[str, Any]:
-    """A task as JSON data (what the run's definition digest covers)."""
-    return dataclasses.asdict(task)
+    """A task as JSON data (what the run's definition digest covers). The repository
+    fields appear only when set, so a toybox task's digest is what it always was."""
+    data = dataclasses.asdict(task)
+    for key in ("therock", "swebench"):
+        if not data[key]:
+            del data[key]
+    return data
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,10 @@ class TaskDef:
     setup: str = ""
     gh: dict[str, Any] = field(default_factory=dict)
     closed_book: str = ""
+    therock: dict[str, Any] = field(default_factory=dict)
+    """TheRock-style diff task: {base, merge, reference_files} (tasks.therock)."""
+    swebench: dict[str, Any] = field(default_factory=dict)
+    """SWE-bench task: {instance_id, repo, base_commit}, built from the dataset."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +233,11 @@ def _parse_task(ctx: _Ctx, index: int, raw: Any, setups: set[str]) -> TaskDef:
         raise ctx.fail(f"{where} field 'closed_book'", 'must be "" or "instructed"')
     if "therock" in raw and check != "diff":
         raise ctx.fail(f"{where} field 'therock'", "only diff tasks take 'therock'")
+    therock: dict[str, Any] = {}
+    if "therock" in raw:
+        from gaia_eval.tasks.therock import parse_pins
+
+        therock = parse_pins(raw["therock"], lambda w, p: ctx.fail(f"{where} field {w}", p))
     if check == "mechanical" and expect is None:
         raise ctx.fail(f"{where} field 'expect'", "a mechanical task needs an expect block")
     if check == "stated":
@@ -251,6 +265,7 @@ def _parse_task(ctx: _Ctx, index: int, raw: Any, setups: set[str]) -> TaskDef:
         setup=setup,
         gh=dict(gh),
         closed_book=closed,
+        therock=therock,
     )
 
 

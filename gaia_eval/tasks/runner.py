@@ -58,6 +58,12 @@ class TasksConfig:
     """Harness options that change the numbers (recorded in the header's settings)."""
     local_model: LocalServerInfo | None = None
     """The embedded local server behind a `local` agent or judge, already running."""
+    git_mirror: Path | None = None
+    """Repository tasks: a folder of clones named owner+name instead of GitHub."""
+    therock_url: str | None = None
+    """TheRock-style tasks clone from here (default tasks.therock.DEFAULT_URL)."""
+    swebench: Any = None
+    """SWE-bench grading options (tasks.swebench.SwebenchOptions) for --suite swebench."""
 
 
 def task_env(root: Path, task: TaskDef) -> dict[str, str]:
@@ -85,7 +91,12 @@ def run_task(
     task_dir.mkdir(parents=True, exist_ok=True)
     # Absolute: the harness child runs in the project folder, so a relative path would
     # point it at a different place than the one the record is read back from.
-    ws = prepare(task, work_root.resolve())
+    from gaia_eval.tasks.kinds import FenceExtra, kind_for
+
+    kind = kind_for(task)
+    ws = (
+        kind.prepare(cfg, task, work_root.resolve()) if kind else prepare(task, work_root.resolve())
+    )
     try:
         if task.setup:
             write_text(task_dir / "setup.diff", tree_diff(ws.pristine, ws.baseline))
@@ -96,6 +107,8 @@ def run_task(
         agent_dir.mkdir(exist_ok=True)
         plan = harness.launch(task.id, prompt, ws.project, agent_dir, task.max_steps)
         env = task_env(ws.root, task)
+        if kind:
+            env = kind.env(cfg, task, env)
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
         argv = plan.argv
         if cfg.fence:
@@ -103,6 +116,7 @@ def run_task(
             # every other task's workdir and this task's baseline are invisible to the agent.
             from gaia_eval.tasks import fence
 
+            extra = kind.fence(cfg, task, harness.name) if kind else FenceExtra()
             argv = fence.wrap(
                 argv,
                 fence.task_plan(
@@ -110,6 +124,8 @@ def run_task(
                     baseline=ws.baseline,
                     results_dir=results_dir,
                     work_root=work_root,
+                    extra_hide=extra.hide,
+                    keep_ro=extra.keep_ro,
                 ),
             )
         try:
@@ -157,6 +173,9 @@ def run_task(
             wall=done.wall_seconds,
         )
         result.timed_out = done.timed_out
+        if kind:
+            # After the agent exited: answers (reference diffs, gold patches) are read now.
+            kind.finish(cfg, task, ws=ws, result=result, task_dir=task_dir, results_dir=results_dir)
         result.gh_calls, result.gh_blocked_writes = gh_counts
         write_text(task_dir / "workspace.diff", tree_diff(ws.baseline, ws.project))
         return result

@@ -27,6 +27,7 @@ ENV = {
     "claude": "GAIA_EVAL_CLAUDE_BIN",
     "tasks": "GAIA_EVAL_TASKS_IDS",
     "full_access": "GAIA_EVAL_TASKS_FULL_ACCESS",
+    "therock_url": "GAIA_BENCH_THEROCK_URL",
 }
 
 

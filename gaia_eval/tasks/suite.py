@@ -120,7 +120,14 @@ class TasksSuite(Suite):
         return repeat_groups(items)
 
     def after_items(self, ctx: RunContext, results: dict[str, BaseModel]) -> None:
-        """Judge every task without a grade, one batched call per repeat."""
+        """Grade SWE-bench predictions (official harness), then judge every task without
+        a grade, one batched call per repeat."""
+        sw = self.cfg.swebench
+        if sw is not None and sw.evaluate:
+            from gaia_eval.tasks.swebench_grade import grade_results, run_id_for
+
+            typed_sw = cast(dict[str, TaskResult], results)
+            grade_results(ctx.out_dir, typed_sw, sw, run_id_for(ctx.out_dir))
         if not self.cfg.judge_model:
             return
         from gaia_eval.tasks.grading import grade, needs_grade

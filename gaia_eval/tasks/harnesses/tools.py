@@ -204,7 +204,9 @@ class ToolBox:
             for a in extra:
                 if a.startswith("/") or ".." in a.split("/"):
                     self.resolve(a.split("::")[0])
-        argv = [sys.executable, "-m", "pytest", "-q", *extra]
+        # A SWE-bench task names its bare toolchain; toybox tasks run this interpreter.
+        python = os.environ.get("GAIA_EVAL_AGENT_PYTHON") or sys.executable
+        argv = [python, "-m", "pytest", "-q", *extra]
         rc, out = self._run(argv, PYTEST_TIMEOUT_S)
         return ToolResult(
             json.dumps({"exit_code": rc}) + "\n" + out, is_error=False, check_passed=rc == 0

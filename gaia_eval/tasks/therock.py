@@ -1,0 +1,164 @@
+"""TheRock-style `diff` tasks: a real merged fix of a repository, pinned to two commits.
+
+The agent gets a single-branch shallow checkout at `base` (the fix's parent) with its
+remote removed, and the fix in no ref and no object (tasks.checkout verifies it). After
+the agent exited, a weak mechanical gate asks that it touched at least one of the
+`reference_files`. Only in the judge step is the merge fetched: its parent is checked
+against the pinned base (GitHub's base.sha of a pull request is not always that parent;
+the grade is refused if they differ) and the reference diff `merge^..merge` is computed
+for the judge, who is told it is one correct answer, not the only one.
+
+The repository is `--therock-url` (default TheRock's, https://github.com/ROCm/TheRock;
+`GAIA_BENCH_THEROCK_URL`), so any repository works, a local mirror included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from gaia_eval.core import safe_args
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+from gaia_eval.core.results_io import write_text
+from gaia_eval.tasks import checkout
+from gaia_eval.tasks.definitions import TaskDef
+from gaia_eval.tasks.kinds import FenceExtra
+from gaia_eval.tasks.models import TaskResult
+from gaia_eval.tasks.workspace import Workspace, touched_files
+
+DEFAULT_URL = "https://github.com/ROCm/TheRock"
+DEFAULT_REPO = "ROCm/TheRock"
+PIN_KEYS = ("base", "merge", "reference_files")
+# A pin still to be filled in: refused with a clear message rather than fetched.
+_PLACEHOLDER = re.compile(r"^(0{40}|TODO.*|FILL.*|)$", re.IGNORECASE)
+
+
+def parse_pins(raw: Any, fail: Callable[[str, str], Exception]) -> dict[str, Any]:
+    """A task's `therock` block: {base, merge, reference_files}; placeholders are kept
+    (and refused when the suite is selected, by check_pins) so one unfilled task does not
+    make the whole file unreadable."""
+    if not isinstance(raw, dict):
+        raise fail("'therock'", "must be an object {base, merge, reference_files}")
+    extra = sorted(set(raw) - set(PIN_KEYS))
+    if extra:
+        raise fail(f"'therock.{extra[0]}'", f"unknown key; allowed: {list(PIN_KEYS)}")
+    out: dict[str, Any] = {}
+    for key in ("base", "merge"):
+        value = raw.get(key)
+        if not isinstance(value, str):
+            raise fail(f"'therock.{key}'", "required: a 40-hex commit id")
+        if not _PLACEHOLDER.match(value):
+            try:
+                checkout.full_commit(value, f"therock.{key}")
+            except InvalidInputError as err:
+                raise fail(f"'therock.{key}'", str(err)) from None
+        out[key] = value.lower()
+    files = raw.get("reference_files")
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        raise fail("'therock.reference_files'", "required: a non-empty list of paths")
+    for f in files:
+        try:
+            safe_args.tree_path(f, "therock.reference_files")
+        except InvalidInputError as err:
+            raise fail("'therock.reference_files'", str(err)) from None
+    out["reference_files"] = list(files)
+    return out
+
+
+def check_pins(tasks: Iterable[TaskDef], path: Path) -> None:
+    """Refuse a suite with a placeholder pin, naming the file, task and field."""
+    for t in tasks:
+        for key in ("base", "merge"):
+            if t.therock and _PLACEHOLDER.match(t.therock[key]):
+                msg = (
+                    f"{path}: task {t.id!r} field 'therock.{key}' is a placeholder "
+                    f"({t.therock[key]!r}): fill in the real commit (see the file's _note) "
+                    "before running this suite"
+                )
+                raise InvalidInputError(msg)
+        if t.therock and t.therock["base"] == t.therock["merge"]:
+            msg = f"{path}: task {t.id!r}: therock.base and therock.merge are the same commit"
+            raise InvalidInputError(msg)
+
+
+def cache_key(url: str) -> str:
+    """The bare cache's name: ROCm/TheRock for the default URL (shared with the
+    code-retrieval suite's cache), else one per URL."""
+    if url.rstrip("/").removesuffix(".git") == DEFAULT_URL:
+        return DEFAULT_REPO
+    return f"therock/url-{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}"
+
+
+def url_of(cfg: Any) -> str:
+    return str(getattr(cfg, "therock_url", None) or DEFAULT_URL)
+
+
+class TheRockKind:
+    def prepare(self, cfg: Any, task: TaskDef, work_root: Path) -> Workspace:
+        from gaia_eval.tasks.swebench import repo_workspace
+
+        url = url_of(cfg)
+        shared = checkout.shared_work_root(cfg.work_root)
+        base, merge = task.therock["base"], task.therock["merge"]
+        bare = checkout.ensure_commit(shared, cache_key(url), url, base)
+        return repo_workspace(task, work_root, bare, base, forbidden=(merge,))
+
+    def env(self, cfg: Any, task: TaskDef, env: dict[str, str]) -> dict[str, str]:
+        return env
+
+    def fence(self, cfg: Any, task: TaskDef, harness: str) -> FenceExtra:
+        return FenceExtra(hide=[checkout.shared_work_root(cfg.work_root)])
+
+    def finish(
+        self,
+        cfg: Any,
+        task: TaskDef,
+        *,
+        ws: Workspace,
+        result: TaskResult,
+        task_dir: Path,
+        results_dir: Path,
+    ) -> None:
+        if result.after_answer:
+            return
+        touched = touched_files(ws.baseline, ws.project)
+        needed = set(task.therock["reference_files"])
+        if not touched:
+            result.passed, result.why = False, "nothing was changed"
+        elif not needed & set(touched):
+            shown = ", ".join(touched[:5])
+            result.passed = False
+            result.why = f"changed {shown}, none of the files the fix needs"
+        else:
+            result.passed, result.why = None, "awaiting judge"
+
+
+def reference_diff(task: TaskDef, url: str, work_root: Path | None) -> str:
+    """The judge step only: fetch the merge, check its parent is the pinned base, and
+    return `git diff merge^ merge`; a mismatch is an InvalidInputError (grade refused)."""
+    shared = checkout.shared_work_root(work_root)
+    base, merge = task.therock["base"], task.therock["merge"]
+    bare = checkout.ensure_commit(shared, cache_key(url), url, merge, depth=2)
+    try:
+        parent = checkout.git(bare, "rev-parse", "--verify", "--end-of-options", f"{merge}^1")
+    except InfrastructureError as err:
+        msg = f"task {task.id!r}: the merge {merge[:12]} has no parent in {url}"
+        raise InvalidInputError(msg) from err
+    if parent.strip() != base:
+        msg = (
+            f"task {task.id!r}: the parent of merge {merge[:12]} is {parent.strip()[:12]}, not "
+            f"the pinned base {base[:12]}; the grade is refused (fix the pin)"
+        )
+        raise InvalidInputError(msg)
+    return checkout.git(
+        bare, "diff", "--no-color", "--no-ext-diff", "--end-of-options", f"{merge}^1", merge, "--"
+    )
+
+
+def write_reference(task: TaskDef, url: str, work_root: Path | None, task_dir: Path) -> str:
+    diff = reference_diff(task, url, work_root)
+    write_text(task_dir / "reference.diff", diff)
+    return diff
