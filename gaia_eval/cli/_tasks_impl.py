@@ -265,6 +265,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     spec = _judge_spec(args, "to judge")
     tasks = load_tasks(args.tasks_file).tasks
+    if args.tasks_file is None:  # the suites shipped in files of their own (therock)
+        from gaia_eval.cli._tasks_repo import SUITE_FILES
+
+        for name in SUITE_FILES.values():
+            tasks = {**load_tasks(data_dir() / name).tasks, **tasks}
     for d in args.dirs:
         env_ = judge_run(d, spec.text, tasks, attempts_allowed=args.judge_attempts)
         c = TasksSummary.model_validate(env_.summary).counts

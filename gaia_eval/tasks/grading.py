@@ -73,6 +73,8 @@ def grade(
     judge_model: str,
     attempts_allowed: int = 2,
     price_override: tuple[float, float] | None = None,
+    therock_url: str | None = None,
+    work_root: Path | None = None,
 ) -> None:
     """Grade the items of each group (attempt id -> item id) and apply the verdicts to
     `results` in place; raises InfrastructureError after the first outage."""
@@ -91,6 +93,26 @@ def grade(
             a = attempt(folder, aid, iid, task)
             if a is not None:
                 attempts.append(a)
+        # Repository tasks (TheRock, SWE-bench) are graded on the upstream rubric, in their
+        # own batch per kind; the toybox ones as before.
+        upstream = [a for a in attempts if a.task.check in ("diff", "swebench")]
+        attempts = [a for a in attempts if a not in upstream]
+        if upstream:
+            from gaia_eval.tasks.upstream_judge import grade_upstream
+
+            grade_upstream(
+                results,
+                group,
+                upstream,
+                folder=folder,
+                ask=lambda system, prompt: complete(
+                    spec, system, prompt, price_override=price_override
+                ),
+                attempts_allowed=attempts_allowed,
+                therock_url=therock_url,
+                work_root=work_root,
+                label=spec.text,
+            )
         if not attempts:
             continue
         outage: InfrastructureError | None = None

@@ -98,6 +98,14 @@ class Judgement(_Model):
     """This attempt's share of the judge call's cost; None when unknown."""
     cost_source: str | None = None
     """Where the judge cost came from."""
+    solves_problem: bool | None = None
+    """Upstream rubric (TheRock, SWE-bench): would the change fix the problem."""
+    right_place: bool | None = None
+    """Upstream rubric: does it change the code where the problem lives."""
+    updated_tests: bool | None = None
+    """Upstream rubric: did it add or update tests."""
+    approach: str | None = None
+    """Upstream rubric: same as reference, different but valid, or wrong."""
 
     def judged(self) -> bool:
         return self.error is None and all(isinstance(getattr(self, a), int) for a in AXES)
@@ -158,7 +166,8 @@ class TaskResult(_Model):
     gh_blocked_writes: int = 0
     """gh writes the stand-in refused."""
     swebench: dict[str, Any] | None = None
-    """SWE-bench verdicts (not built)."""
+    """SWE-bench: resolved, patch_applied, fail_to_pass/pass_to_pass {success, failure},
+    empty_patch, report (the harness's report.json), error."""
     after_answer: list[str] = Field(default_factory=list)
     """Tools that ran after the first answer on things the request never touched."""
     checks: list[CheckRecord] = Field(default_factory=list)

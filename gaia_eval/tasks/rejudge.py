@@ -62,6 +62,7 @@ def judge_run(
                 tasks=tasks,
                 judge_model=judge_model,
                 attempts_allowed=attempts_allowed,
+                therock_url=env.header.settings.get("therock_url"),
             )
         finally:
             for i, res in results.items():

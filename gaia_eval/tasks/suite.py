@@ -62,6 +62,10 @@ class TasksSuite(Suite):
             settings["judge_attempts"] = c.judge_attempts
         if c.local_model is not None:
             settings[RECORD_KEY] = c.local_model.comparable()
+        if any(t.therock for t in c.tasks):
+            from gaia_eval.tasks.therock import url_of
+
+            settings["therock_url"] = url_of(c)
         return HeaderFields(
             tier=c.suite,
             system=c.system or c.harness.name,
@@ -143,6 +147,8 @@ class TasksSuite(Suite):
             tasks={t.id: t for t in self.cfg.tasks},
             judge_model=self.cfg.judge_model,
             attempts_allowed=self.cfg.judge_attempts,
+            therock_url=self.cfg.therock_url,
+            work_root=self.cfg.work_root,
         )
 
     # ---- reading results -------------------------------------------------------------------
