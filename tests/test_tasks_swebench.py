@@ -269,3 +269,27 @@ def test_swebench_flags_need_the_swebench_suite(capsys: pytest.CaptureFixture[st
     argv = ["tasks", "run", "--harness", "replay", "--replay", "reference", "--no-judge"]
     assert main([*argv, "--instances", ID]) == 2
     assert "--instances is valid only with --suite swebench" in capsys.readouterr().err
+
+
+def test_code_retrieval_and_tasks_share_one_bare_cache(tmp_path: Path) -> None:
+    """A tasks run fills `<work root>/git-cache/` shallow; code retrieval on the same work
+    root completes and uses it (and a full cache made first still gives a sealed checkout)."""
+    from gaia_eval.code_retrieval.repos import Repos
+
+    info = make_repo(tmp_path / "mirror")
+    shared = tmp_path / "work"
+    bare = checkout.ensure_commit(shared, "acme/widget", str(info["repo"]), info["base"], depth=1)
+    assert (bare / "shallow").exists() and not checkout.has_commit(bare, info["c1"])
+    repos = Repos(
+        tmp_path / "scratch", url_template=str(tmp_path / "mirror" / "{repo}"), cache_root=shared
+    )
+    # {repo} is acme/widget; the mirror folder is acme+widget.
+    (tmp_path / "mirror" / "acme").mkdir()
+    (tmp_path / "mirror" / "acme" / "widget").symlink_to(info["repo"])
+    assert repos.source("acme/widget") == str(bare)  # the same cache, not a second clone
+    tree = repos.checkout("acme/widget", info["c1"])  # needs history the tasks run lacked
+    assert (tree / "widget" / "core.py").exists() and not (bare / "shallow").exists()
+    # Now full (it holds the fix): a task's checkout from it is still sealed at its base.
+    assert checkout.has_commit(bare, info["fix"])
+    project = checkout.checkout(bare, info["base"], tmp_path / "t" / "p", forbidden=[info["fix"]])
+    assert info["fix"] not in git(project, "log", "--all", "--format=%H")

@@ -20,6 +20,7 @@ from gaia_eval.tasks import checkout, therock
 from gaia_eval.tasks.definitions import data_dir, load_tasks, parse_tasks
 from gaia_eval.tasks.models import TaskResult, Transcript
 from gaia_eval.tasks.therock_demo import build
+from gaia_eval.tasks.therock_pins import check_pins
 
 DEMO = load_tasks(data_dir() / "therock_demo.json")
 NAMES, INDEX = "rock-demo-xnack-name", "rock-demo-empty-index"
@@ -174,7 +175,7 @@ def test_shipped_therock_suite_is_four_pinned_tasks_two_closed_book() -> None:
         assert re.fullmatch(r"[0-9a-f]{40}", t.therock["base"])
         assert re.fullmatch(r"[0-9a-f]{40}", t.therock["merge"])
         assert t.therock["reference_files"]
-    therock.check_pins(tasks, tf.path)
+    check_pins(tasks, tf.path)
     assert therock.cache_key(therock.DEFAULT_URL) == "ROCm/TheRock"
 
 

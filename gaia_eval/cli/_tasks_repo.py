@@ -90,7 +90,7 @@ def select(
     argv.add("--tasks", ",".join(t.id for t in selected) if wanted else None)
     everything = taskfile.select(suite)
     if any(t.therock for t in everything):
-        from gaia_eval.tasks.therock import check_pins
+        from gaia_eval.tasks.therock_pins import check_pins
 
         check_pins(everything, taskfile.path)
     return everything, selected, bool(wanted)

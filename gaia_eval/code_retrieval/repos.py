@@ -77,7 +77,12 @@ class Repos:
                 msg = f"--git-mirror {self.mirror}: no clone named {repo.replace('/', '+')}"
                 raise InvalidInputError(msg)
             return str(local.resolve())
-        bare = self.cache_root / "git-cache" / f"{repo.replace('/', '+')}.git"
+        from gaia_eval.tasks.checkout import bare_path
+
+        # The same cache the tasks suites fill (SWE-bench, TheRock): one per work root.
+        bare = bare_path(self.cache_root, repo)
+        if (bare / "shallow").exists():
+            self._unshallow(repo, bare)
         if not bare.exists():
             # replace, not format: a template is a flag value, and format() would let it
             # reach attributes of the repository string.
@@ -91,6 +96,19 @@ class Repos:
             bare.parent.mkdir(parents=True, exist_ok=True)
             git(bare.parent, "clone", "--bare", "-q", "--", url, str(bare))
         return str(bare)
+
+    def _unshallow(self, repo: str, bare: Path) -> None:
+        """A cache the tasks suites fetched by commit is shallow; code retrieval needs the
+        history, so fetch the rest (every branch) from the URL once."""
+        url = self.url_template.replace("{repo}", repo)
+        if self.offline and not _is_local(url):
+            msg = (
+                f"offline: the clone cache {bare} of {repo} is shallow (filled by a tasks run) "
+                f"and completing it from {url} would use the network; pass --git-mirror DIR"
+            )
+            raise InfrastructureError(msg)
+        refs = "+refs/heads/*:refs/heads/*"
+        git(bare, "fetch", "-q", "--unshallow", "--no-tags", "--end-of-options", url, refs)
 
     def worktree(self, repo: str) -> Path:
         """The repository's one work tree (created on first use, without a checkout)."""

@@ -235,7 +235,7 @@ def _parse_task(ctx: _Ctx, index: int, raw: Any, setups: set[str]) -> TaskDef:
         raise ctx.fail(f"{where} field 'therock'", "only diff tasks take 'therock'")
     therock: dict[str, Any] = {}
     if "therock" in raw:
-        from gaia_eval.tasks.therock import parse_pins
+        from gaia_eval.tasks.therock_pins import parse_pins
 
         therock = parse_pins(raw["therock"], lambda w, p: ctx.fail(f"{where} field {w}", p))
     if check == "mechanical" and expect is None:

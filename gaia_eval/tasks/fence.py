@@ -22,8 +22,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 RUNS_FILE = "tasks/runs.txt"
@@ -147,6 +147,14 @@ def plan(
             again.append(h)
     expose = [r for r in root if any(_inside(r, h) for h in hidden)]
     return FencePlan(tuple(hidden), tuple(expose), tuple(keep), tuple(dict.fromkeys(again)))
+
+
+@dataclass(frozen=True)
+class FenceExtra:
+    """What a kind adds to the standard fence plan."""
+
+    hide: Sequence[Path] = field(default_factory=tuple)
+    keep_ro: Sequence[Path] = field(default_factory=tuple)
 
 
 # ---- bubblewrap (Linux) ------------------------------------------------------------------

@@ -5,24 +5,15 @@ hooks; a toybox task has no kind and runs exactly as before."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from gaia_eval.tasks.definitions import TaskDef
+    from gaia_eval.tasks.fence import FenceExtra
     from gaia_eval.tasks.models import TaskResult
     from gaia_eval.tasks.runner import TasksConfig
     from gaia_eval.tasks.workspace import Workspace
-
-
-@dataclass(frozen=True)
-class FenceExtra:
-    """What a kind adds to the standard fence plan."""
-
-    hide: Sequence[Path] = field(default_factory=tuple)
-    keep_ro: Sequence[Path] = field(default_factory=tuple)
 
 
 class TaskKind(Protocol):

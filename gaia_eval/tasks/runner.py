@@ -91,7 +91,8 @@ def run_task(
     task_dir.mkdir(parents=True, exist_ok=True)
     # Absolute: the harness child runs in the project folder, so a relative path would
     # point it at a different place than the one the record is read back from.
-    from gaia_eval.tasks.kinds import FenceExtra, kind_for
+    from gaia_eval.tasks.fence import FenceExtra
+    from gaia_eval.tasks.kinds import kind_for
 
     kind = kind_for(task)
     ws = (

@@ -26,8 +26,8 @@ from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import read_json, write_text
 from gaia_eval.tasks import checkout
 from gaia_eval.tasks.definitions import TaskDef
+from gaia_eval.tasks.fence import FenceExtra
 from gaia_eval.tasks.isolation import toolchain_dir
-from gaia_eval.tasks.kinds import FenceExtra
 from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.swebench_data import PILOT, all_ids, cache_dir, load_rows, sample
 from gaia_eval.tasks.workspace import IGNORED, Workspace
