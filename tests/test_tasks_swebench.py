@@ -22,6 +22,7 @@ from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results import load_envelope
 from gaia_eval.tasks import checkout, swebench, swebench_data
 from gaia_eval.tasks.models import TaskResult, Transcript
+from gaia_eval.tasks.runner import TasksConfig
 
 ID = "acme__widget-1"
 EMPTY = "acme__widget-2"
@@ -293,3 +294,29 @@ def test_code_retrieval_and_tasks_share_one_bare_cache(tmp_path: Path) -> None:
     assert checkout.has_commit(bare, info["fix"])
     project = checkout.checkout(bare, info["base"], tmp_path / "t" / "p", forbidden=[info["fix"]])
     assert info["fix"] not in git(project, "log", "--all", "--format=%H")
+
+
+def test_fence_extras_hide_the_installed_package_and_caches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a SWE-bench task the fence also hides the host's copy of the package under test
+    (found where this interpreter would import it from) and the shared work root; for
+    claude-code every host site-packages tree too; the bare toolchain stays."""
+    site = tmp_path / "site"
+    (site / "widget").mkdir(parents=True)
+    (site / "widget" / "__init__.py").write_text("FIXED = True\n")
+    monkeypatch.syspath_prepend(str(site))
+    cfg = TasksConfig(suite="swebench", tasks=[], harness=None, model="m", work_root=tmp_path / "w")  # type: ignore[arg-type]
+    task = swebench.task_for(
+        {
+            "instance_id": ID,
+            "repo": "acme/widget",
+            "base_commit": "a" * 40,
+            "problem_statement": "x",
+        }
+    )
+    extra = swebench.SwebenchKind().fence(cfg, task, "builtin")
+    assert site / "widget" in extra.hide and tmp_path / "w" in extra.hide
+    assert list(extra.keep_ro) == [tmp_path / "w" / "swebench" / "toolchain"]
+    cc = swebench.SwebenchKind().fence(cfg, task, "claude-code")
+    assert set(swebench.host_site_packages()) <= set(cc.hide)

@@ -62,14 +62,13 @@ def _replay(tmp_path: Path) -> Path:
     return path
 
 
-def _argv(tmp_path: Path, url: str, *extra: str) -> list[str]:
+def _argv(tmp_path: Path, url: str | None, *extra: str) -> list[str]:
     return [
         "tasks",
         "run",
         "--suite",
         "therock-demo",
-        "--therock-url",
-        url,
+        *(["--therock-url", url] if url else []),
         "--harness",
         "replay",
         "--replay",
@@ -139,12 +138,14 @@ def _grader(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_judge_step_fetches_the_reference_and_is_told_it_is_one_answer(
-    tmp_path: Path, demo: dict[str, Any]
+    tmp_path: Path, demo: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = FakeLLM([_grader])
     out = tmp_path / "run"
+    # The URL from the spec's variable this time, not the flag.
+    monkeypatch.setenv("GAIA_BENCH_THEROCK_URL", demo["url"])
     with serve(fake) as url:
-        argv = _argv(tmp_path, demo["url"], "--judge-model", f"openai:{url}/v1#judge")
+        argv = _argv(tmp_path, None, "--judge-model", f"openai:{url}/v1#judge")
         assert main([*argv, "--out", str(out)]) == 0
     res = _results(out)
     assert res[NAMES].passed is True and res[NAMES].why == "judge: solves the problem"
@@ -152,6 +153,8 @@ def test_judge_step_fetches_the_reference_and_is_told_it_is_one_answer(
     assert res[INDEX].passed is False  # the gate failed it; the judge cannot pass it
     reference = (out / NAMES / "reference.diff").read_text()
     assert "+    return f\"rocm-sdk-device-{family.split(':', 1)[0]}\"" in reference
+    env = load_envelope(out / "results.json", suite="tasks")
+    assert "--therock-url" in env.header.run.argv  # recorded, so --resume needs no variable
     (request,) = fake.requests
     prompt = request["messages"][-1]["content"]
     assert "ONE correct answer, not the only one" in prompt and reference.strip() in prompt
