@@ -59,6 +59,8 @@ def test_fenced_agent_cannot_read_a_planted_answer_file(
     (other / "answer.txt").write_text(ANSWER + "\n")
     command = (
         f"cat {planted} 2>&1 | head -1; cat {other / 'answer.txt'} 2>&1 | head -1; "
+        # The way around a mount namespace: the host's view through another process.
+        f"cat /proc/*/root{planted} 2>/dev/null | head -1; "
         "cat ../.baseline/README.md 2>/dev/null | wc -l; "
         "echo written > note.txt; cat note.txt; python -c 'print(40 + 2)'"
     )
@@ -70,7 +72,7 @@ def test_fenced_agent_cannot_read_a_planted_answer_file(
         run(config(tmp_path, harness, ["21-qa"], fence=fenced), out)
         seen[fenced] = _probe_result(out)
     # The control: unfenced, the same commands read both answers and the baseline.
-    assert seen[False].count(ANSWER) == 2, seen[False]
+    assert seen[False].count(ANSWER) == 3, seen[False]
     assert ANSWER not in seen[True], seen[True]
     lines = seen[True].split("\n")
     assert "No such file" in seen[True] or "Permission denied" in seen[True]

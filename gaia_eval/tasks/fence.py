@@ -113,9 +113,13 @@ def _inside(p: Path, root: Path) -> bool:
 
 
 def toolchain_roots() -> list[Path]:
-    """The running interpreter's prefix (its python and packages), which the agent's own
-    process and the checks need."""
-    return _norm([Path(sys.prefix), Path(sys.executable).parent])
+    """The running interpreter's prefix (its python and packages) and gaia_eval itself,
+    which the agent's own process and the checks need."""
+    import gaia_eval
+
+    # The package too: an editable install lives in a checkout that a hidden folder may
+    # contain (its data folder is hidden again after the bind).
+    return _norm([Path(sys.prefix), Path(sys.executable).parent, Path(gaia_eval.__file__).parent])
 
 
 def plan(
@@ -166,7 +170,9 @@ def _cover(p: Path) -> list[str]:
 
 def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
     """`argv` inside bubblewrap; the mounts apply in sequence, so order is the plan's."""
-    out = [exe, "--dev-bind", "/", "/", "--die-with-parent"]
+    # A pid namespace with its own /proc: otherwise /proc/<host pid>/root is a way around
+    # every hidden path (it shows the host's mounts, not the sandbox's).
+    out = [exe, "--dev-bind", "/", "/", "--die-with-parent", "--unshare-pid", "--proc", "/proc"]
     for p in fp.hide:
         out += _cover(p)
     for p in fp.expose_ro:
@@ -222,7 +228,7 @@ def mechanism(platform: str | None = None) -> str | None:
     try:
         # The same kind of mounts a real fence uses, so a kernel that refuses them says so now.
         probe = subprocess.run(
-            [exe, "--dev-bind", "/", "/", "--die-with-parent", "--tmpfs", "/tmp", "--", "true"],
+            [*bwrap_argv(["true"], FencePlan((Path("/tmp"),), (), (), ()), exe)],
             capture_output=True,
             timeout=30,
             check=False,
