@@ -240,6 +240,8 @@ def test_run_writes_predictions_and_fails_an_empty_patch(
     assert res[ID].passed is None and res[ID].why == "awaiting the SWE-bench harness"
     assert res[EMPTY].passed is False and "empty patch" in res[EMPTY].why
     assert env.header.tier == "swebench"
+    assert env.header.settings["docker_platform"] == "linux/amd64"
+    assert "AWAITING HARNESS" in (out / "report.md").read_text()
     tr = Transcript.model_validate_json((out / ID / "transcript.json").read_text())
     assert tr.prompt.endswith(swebench.PARAGRAPH) and "add(2, 2) returns 0" in tr.prompt
     shell = tr.outcome.tool_calls[0].result

@@ -43,6 +43,8 @@ def result_string(t: TaskResult) -> str:
         return "NOT MEASURED"
     if t.passed is None and t.error:
         return "ERROR"
+    if t.passed is None and t.check == "swebench":
+        return "AWAITING HARNESS"  # the SWE-bench harness decides, never the judge
     if t.passed is None:
         return "AWAITING JUDGE"
     return "PASS" if t.passed else "FAIL"

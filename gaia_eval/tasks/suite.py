@@ -62,6 +62,8 @@ class TasksSuite(Suite):
             settings["judge_attempts"] = c.judge_attempts
         if c.local_model is not None:
             settings[RECORD_KEY] = c.local_model.comparable()
+        if c.swebench is not None:
+            settings["docker_platform"] = c.swebench.docker_platform
         if any(t.therock for t in c.tasks):
             from gaia_eval.tasks.therock import url_of
 
