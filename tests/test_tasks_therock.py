@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the stand-in CLI script is kept as one readable block)
 """TheRock-style tasks on a repository the test builds (the shipped therock-demo suite):
 the sealed checkout at the parent, the mechanical gate, web use from the tool record, the
 reference diff fetched only in the judge step, the base checked against its pin, the judge
@@ -196,3 +197,44 @@ def test_placeholder_pins_are_refused_clearly(
     data["tasks"][0]["therock"]["merge"] = "--upload-pack=x"
     with pytest.raises(InvalidInputError, match=r"therock\.merge"):
         parse_tasks(data, path)
+
+
+FAKE_CLAUDE = r"""#!{python}
+import json
+def emit(ev):
+    print(json.dumps(ev), flush=True)
+emit({{"type": "system", "subtype": "init"}})
+emit({{"type": "assistant", "message": {{"content": [
+    {{"type": "tool_use", "id": "t1", "name": "WebFetch", "input": {{"url": "https://github.com/ROCm/TheRock/pull/7015"}}}}]}}}})
+emit({{"type": "user", "message": {{"content": [{{"type": "tool_result", "tool_use_id": "t1", "content": "page"}}]}}}})
+emit({{"type": "result", "subtype": "success", "is_error": False, "result": "Looked it up.", "num_turns": 2}})
+"""
+
+
+def test_closed_book_web_use_is_reported_for_claude_code_too(
+    tmp_path: Path, demo: dict[str, Any]
+) -> None:
+    import sys
+
+    from tasks_run_helpers import run
+
+    from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness
+    from gaia_eval.tasks.runner import TasksConfig
+
+    exe = tmp_path / "claude"
+    exe.write_text(FAKE_CLAUDE.format(python=sys.executable))
+    exe.chmod(0o755)
+    cfg = TasksConfig(
+        suite="therock-demo",
+        tasks=[DEMO.tasks[INDEX]],
+        harness=ClaudeCodeHarness("m", executable=str(exe)),
+        model="claude-code:m",
+        work_root=tmp_path / "work",
+        therock_url=demo["url"],
+    )
+    (rec,) = run(cfg, tmp_path / "run").items
+    res = TaskResult.model_validate(rec.result)
+    assert res.web_uses == ["#0 WebFetch: web tool"] or (
+        len(res.web_uses) == 1 and "WebFetch" in res.web_uses[0]
+    )
+    assert res.passed is False and res.why == "nothing was changed"
