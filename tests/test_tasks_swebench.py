@@ -322,3 +322,26 @@ def test_fence_extras_hide_the_installed_package_and_caches(
     assert list(extra.keep_ro) == [tmp_path / "w" / "swebench" / "toolchain"]
     cc = swebench.SwebenchKind().fence(cfg, task, "claude-code")
     assert set(swebench.host_site_packages()) <= set(cc.hide)
+
+
+def test_judge_later_grades_quality_against_the_gold_patch_only(
+    tmp_path: Path, mirror: dict[str, Any]
+) -> None:
+    from tasks_fakes import FakeLLM, serve
+    from test_tasks_therock import _grader
+
+    out = tmp_path / "run"
+    assert main([*_run_argv(tmp_path, mirror), "--no-evaluate", "--out", str(out)]) == 0
+    fake = FakeLLM([_grader])
+    with serve(fake) as url:
+        assert main(["tasks", "judge", str(out), "--judge-model", f"openai:{url}/v1#j"]) == 0
+    (request,) = fake.requests
+    prompt = request["messages"][-1]["content"]
+    # The gold patch is read from the row cache in the judge step and shown as one answer.
+    assert "+    return a + b" in prompt
+    assert "ONE correct answer, not the only one" in prompt
+    env = load_envelope(out / "results.json", suite="tasks")
+    res = {r.id: TaskResult.model_validate(r.result) for r in env.items}
+    assert res[ID].judge is not None and res[ID].judge.solves_problem is True
+    assert res[ID].passed is None  # the judge never decides a SWE-bench pass
+    assert res[EMPTY].passed is False

@@ -264,14 +264,20 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from gaia_eval.tasks.rejudge import judge_run
 
     spec = _judge_spec(args, "to judge")
-    tasks = load_tasks(args.tasks_file).tasks
-    if args.tasks_file is None:  # the suites shipped in files of their own (therock)
-        from gaia_eval.cli._tasks_repo import SUITE_FILES
+    from gaia_eval.cli._tasks_repo import rejudge_context
 
-        for name in SUITE_FILES.values():
-            tasks = {**load_tasks(data_dir() / name).tasks, **tasks}
+    tasks = load_tasks(args.tasks_file).tasks
     for d in args.dirs:
-        env_ = judge_run(d, spec.text, tasks, attempts_allowed=args.judge_attempts)
+        # Repository runs: their suite file's tasks, or SWE-bench tasks rebuilt from the
+        # row cache; and the work root the run used.
+        extra, work_root = rejudge_context(d, args.tasks_file is None)
+        env_ = judge_run(
+            d,
+            spec.text,
+            {**extra, **tasks},
+            attempts_allowed=args.judge_attempts,
+            work_root=work_root,
+        )
         c = TasksSummary.model_validate(env_.summary).counts
         print(f"{d}: judged {c.judged}/{c.tasks}, quality {c.quality}, misreported {c.misreported}")
     return 0

@@ -142,3 +142,24 @@ def cmd_swebench(args: argparse.Namespace) -> int:
     s = env.summary.get("counts", {})
     print(f"{args.dir}: graded {graded} instance(s); passed {s.get('passed')}/{s.get('tasks')}")
     return 0
+
+
+def rejudge_context(folder: Path, shipped: bool) -> tuple[dict[str, TaskDef], Path | None]:
+    """For `tasks judge DIR`: the tasks of a repository run that tasks.json lacks (its
+    suite file's, or SWE-bench tasks rebuilt from the row cache) and the run's --work-root."""
+    from gaia_eval.tasks.definitions import data_dir, load_tasks
+    from gaia_eval.tasks.results import load_run, split_item_id
+
+    env, _ = load_run(folder)
+    argv = env.header.run.argv
+    work = Path(argv[argv.index("--work-root") + 1]) if "--work-root" in argv[:-1] else None
+    tier = env.header.tier
+    if tier == "swebench":
+        from gaia_eval.tasks import checkout, swebench
+
+        ids = list(dict.fromkeys(split_item_id(r.id)[0] for r in env.items))
+        tasks = swebench.build_tasks(ids, checkout.shared_work_root(work))
+        return {t.id: t for t in tasks}, work
+    if shipped and tier in SUITE_FILES:
+        return dict(load_tasks(data_dir() / SUITE_FILES[tier]).tasks), work
+    return {}, work

@@ -19,6 +19,7 @@ def judge_run(
     tasks: Mapping[str, TaskDef],
     *,
     attempts_allowed: int = 2,
+    work_root: Path | None = None,
 ) -> Envelope:
     """`tasks judge DIR`: grade every task of a finished run again and rewrite its
     results.json, items.jsonl and reports (under the eval lock)."""
@@ -63,6 +64,7 @@ def judge_run(
                 judge_model=judge_model,
                 attempts_allowed=attempts_allowed,
                 therock_url=env.header.settings.get("therock_url"),
+                work_root=work_root,
             )
         finally:
             for i, res in results.items():
