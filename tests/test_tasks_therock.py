@@ -119,6 +119,9 @@ def test_run_checks_out_the_parent_sealed_and_gates_on_the_files(
     assert not list(out.rglob("reference.diff"))
     env = load_envelope(out / "results.json", suite="tasks")
     assert env.header.settings["therock_url"] == demo["url"]
+    from gaia_eval.tasks.results import scorecards
+
+    assert scorecards(env)[0].therock_url == demo["url"]
 
 
 def _grader(body: dict[str, Any]) -> dict[str, Any]:

@@ -207,7 +207,7 @@ class Scorecard(_Model):
     fenced: bool = False
     """The agent ran inside the bubblewrap fence (answer keys, results, other workdirs hidden)."""
     therock_url: str | None = None
-    """Where therock tasks clone from (unused here)."""
+    """Where therock tasks cloned from (runs with therock tasks)."""
     tasks: list[TaskResult] = Field(default_factory=list)
     """One entry per task, in run order."""
     cost: RunCost = Field(default_factory=RunCost)

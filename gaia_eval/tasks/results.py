@@ -140,6 +140,7 @@ def scorecards(env: Envelope) -> list[Scorecard]:
                 run_timeout_s=float(settings.get("run_timeout_s", 0.0)),
                 full_access=bool(settings.get("full_access", False)),
                 fenced=bool(settings.get("fenced", False)),
+                therock_url=settings.get("therock_url"),
                 tasks=tasks,
                 cost=run_cost(tasks),
                 judge_model=head.judge,
