@@ -2,7 +2,7 @@
 pinned (as data/therock_demo.json does) to its parent and its merge. Built byte for byte
 the same everywhere (fixed names, dates and contents), so the pinned commit ids hold:
 
-    python -m gaia_eval.tasks.therock_demo DIR     # prints the URL to pass as --therock-url
+    .venv/bin/python -m gaia_eval.tasks.therock_demo DIR   # prints the URL for --therock-url
 """
 
 from __future__ import annotations
