@@ -345,3 +345,16 @@ def test_judge_later_grades_quality_against_the_gold_patch_only(
     assert res[ID].judge is not None and res[ID].judge.solves_problem is True
     assert res[ID].passed is None  # the judge never decides a SWE-bench pass
     assert res[EMPTY].passed is False
+
+
+def test_checkout_depth_does_not_depend_on_what_filled_the_cache(
+    tmp_path: Path, mirror: dict[str, Any]
+) -> None:
+    """A cache left shallower by an earlier task is deepened, so every task's checkout
+    shows the same history whatever ran before it."""
+    cache, url = tmp_path / "cache", str(mirror["repo"])
+    bare = checkout.ensure_commit(cache, "acme/widget", url, mirror["base"], depth=1)
+    assert git(bare, "rev-list", "--count", mirror["base"]).strip() == "1"
+    checkout.ensure_commit(cache, "acme/widget", url, mirror["base"], depth=2)
+    project = checkout.checkout(bare, mirror["base"], tmp_path / "p", depth=2)
+    assert git(project, "rev-list", "--count", "HEAD").strip() == "2"

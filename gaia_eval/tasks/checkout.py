@@ -107,7 +107,7 @@ def ensure_commit(
     if not (bare / "HEAD").exists():
         bare.parent.mkdir(parents=True, exist_ok=True)
         git(bare.parent, "init", "-q", "--bare", "--", str(bare))
-    if has_commit(bare, commit):
+    if has_commit(bare, commit) and _deep_enough(bare, commit, depth):
         return bare
     src = as_url(url)
     if offline and not is_local(src):
@@ -129,6 +129,15 @@ def ensure_commit(
         msg = f"{url}: fetching {commit} did not bring the commit into {bare}"
         raise InfrastructureError(msg)
     return bare
+
+
+def _deep_enough(bare: Path, commit: str, depth: int) -> bool:
+    """The cache already shows `depth` commits of history at `commit` (or all of it), so
+    a clone at that depth is the same whichever task filled the cache first."""
+    if not (bare / "shallow").exists():
+        return True
+    out = git(bare, "rev-list", "--count", f"--max-count={depth}", "--end-of-options", commit, "--")
+    return int(out.strip() or 0) >= depth
 
 
 def _ref(commit: str) -> str:
