@@ -434,6 +434,20 @@ def benchmark(session: nox.Session) -> None:
     session.run("gaia-eval", "benchmark", *(session.posargs or BENCHMARK_DEFAULT))
 
 
+# ---- code benchmark -------------------------------------------------------------------
+
+
+@nox.session(default=False)
+def code_bench(session: nox.Session) -> None:
+    """Code-editing benchmark (`-- --model M`; default: the reference replay, gated)."""
+    _install_package(session, "code")
+    args = session.posargs or [
+        "--harness", "replay", "--replay", "reference",
+        "--gate", "builtin:code/reference-replay",
+    ]  # fmt: skip
+    session.run("gaia-eval", "code", "run", *args)
+
+
 # ---- scrub ----------------------------------------------------------------------------
 
 
