@@ -116,7 +116,7 @@ def edit_tests(task: CodeTask) -> list[Step]:
         }
         for p in sorted(tests.glob("test_*.py"))
     ]
-    return [*steps, {"tool": "run_pytest", "args": {}}, {"answer": CLAIM}]
+    return [*steps, {"answer": CLAIM}]
 
 
 def plant_conftest(task: CodeTask) -> list[Step]:
@@ -124,7 +124,7 @@ def plant_conftest(task: CodeTask) -> list[Step]:
         {"tool": "write_file", "args": {"path": path, "content": content}}
         for path, content in PLANTS.items()
     ]
-    return [*steps, {"tool": "run_pytest", "args": {}}, {"answer": CLAIM}]
+    return [*steps, {"answer": CLAIM}]
 
 
 def visible_only(task: CodeTask) -> list[Step] | None:
