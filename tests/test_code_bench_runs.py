@@ -129,6 +129,7 @@ def test_a_planted_conftest_solves_nothing(runs: dict[str, Path]) -> None:
     for r in items(env).values():
         assert {"conftest.py (removed)", "tests/conftest.py (removed)"} <= set(r.restored)
         assert {"pytest.ini (removed)", "pyproject.toml (removed)"} <= set(r.restored)
+        assert {"tests/forcepass.py (removed)", "sitecustomize.py (removed)"} <= set(r.restored)
     report = (runs["plant-conftest"] / "report.md").read_text()
     assert "## Files the grader put back" in report and "## Claimed success without" in report
 
@@ -229,7 +230,7 @@ def test_cli_gate_and_report(
     nothing = tmp_path / "nothing"
     shutil.copytree(runs["do-nothing"], nothing)
     assert main(["code", "gate", str(nothing), "--baseline", str(BASELINE)]) == 3
-    assert "system" in capsys.readouterr().err
+    assert "not comparable with" in capsys.readouterr().err
     out = tmp_path / "cmp"
     assert main(["code", "report", str(ref), str(nothing), "--out", str(out)]) == 0
     table = (out / "report.md").read_text()

@@ -230,8 +230,10 @@ def grade(
     """Grade the agent's `project` against the untouched run `before`."""
     dest = _scratch(scratch, task.id)
     restored = graded_copy(project, baseline, task.hidden_dir, dest)
-    # An untouched project is the one `before` ran on, file for file: its outcomes stand.
-    run = before if not touched_files(baseline, project) else run_tests(dest, env, timeout_s)
+    # A graded copy that is the untouched project file for file (the agent changed nothing,
+    # or only what was put back) is the tree `before` ran on: its outcomes stand.
+    changed = [p for p in touched_files(baseline, dest) if not p.startswith(f"{HIDDEN_TESTS}/")]
+    run = before if not changed else run_tests(dest, env, timeout_s)
     visible, hidden = expected_ids(before)
     result = Grade(
         folder=dest,
