@@ -38,6 +38,7 @@ def run(
     *,
     tasks: list[str] | None = None,
     tries: int = 1,
+    repeats: int = 1,
 ) -> runloop.RunOutcome:
     """One engine run, configured as `gaia-eval code run --harness replay --replay X` is."""
     scripts = load_replay(named_replays()[replay]) if isinstance(replay, str) else replay
@@ -48,6 +49,7 @@ def run(
         model="replay",
         system=f"replay:{replay if isinstance(replay, str) else 'test'}",
         tries=tries,
+        repeats=repeats,
         only=tasks,
         work_root=out.parent / f"{out.name}-work",
         harness_settings={"replay_sha": scripts_digest(scripts)},
@@ -171,6 +173,17 @@ def test_a_second_try_sees_the_failing_tests(tmp_path: Path) -> None:
     assert "previous attempt" in second["prompt"]
     assert "FAILED tests/test_stats.py::test_median_even_count" in second["prompt"]
     assert "hidden_tests" not in second["prompt"]  # hidden tests stay hidden
+
+
+def test_repeats_are_items_of_their_own(tmp_path: Path) -> None:
+    ref = load_replay(named_replays()["reference"])
+    scripts = {"generate-class": ref["generate-class"]}
+    env = run(tmp_path / "run", scripts, tasks=["generate-class"], repeats=2).envelope
+    assert [r.id for r in env.items] == ["generate-class", "generate-class#r2"]
+    assert [r.repeat for _, r in results(env)] == [1, 2]
+    s = summary(env)
+    assert (s.tasks, s.distinct_tasks, s.solved, s.solved_by_repeat) == (2, 1, 2, [1, 1])
+    assert (tmp_path / "run" / "r2" / "generate-class" / "transcript.json").is_file()
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from gaia_eval.code_bench.definitions import CodeTask
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
 from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
 from gaia_eval.code_bench.scorecard import results, summarise
+from gaia_eval.code_bench.testrun import grading_env
 from gaia_eval.core.gate import GateRules
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
@@ -88,7 +89,9 @@ class CodeBenchSuite(Suite):
         if self.cfg.keep_workdirs:
             ctx.setup["work_root"] = str(self.work_root(ctx))
         temp = Path(str(ctx.setup["_temp"]))
-        self._untouched = Untouched(agent_env(), temp / "untouched", self.cfg.tests_timeout_s)
+        # The grading environment, as the attempts are graded in (runner.run_code_task).
+        env = grading_env(agent_env(), temp / "mypy-cache")
+        self._untouched = Untouched(env, temp / "untouched", self.cfg.tests_timeout_s)
 
     def teardown(self) -> None:
         if self._untouched is not None:
