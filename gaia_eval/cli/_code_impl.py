@@ -8,20 +8,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gaia_eval.cli._runflags import RecordedArgv, print_stopped, resolve_baseline
+from gaia_eval.cli._runflags import (
+    RecordedArgv,
+    local_server_for,
+    print_stopped,
+    resolve_baseline,
+)
 from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InfrastructureError, InvalidInputError
 from gaia_eval.core.runmeta import timestamp_slug
 
 if TYPE_CHECKING:
     from gaia_eval.code_bench.runner import CodeConfig
+    from gaia_eval.llm.spec import ModelSpec
 
 DEFAULT_MODEL = "local"
 """The builtin harness's model when none is named: the embedded model (DESIGN.md)."""
 LOCAL_NOTE = (
-    "The agent model is the embedded SmolLM2-135M (`local`): a 135-million-parameter "
-    "plumbing model that runs on any CPU with no network. It shows that the harness, the "
-    "grading and the reports work end to end; it is far too small to read a project, call "
-    "tools with the right arguments and fix code, so it is expected to solve (almost) "
+    "Why it solves little: the agent model is the embedded SmolLM2-135M (`local`), a "
+    "135-million-parameter plumbing model. This run shows that the harness, the grading and "
+    "the reports work end to end offline; the model is far too small to read a project, "
+    "call tools with the right arguments and fix code, so it is expected to solve (almost) "
     "nothing. These numbers say nothing about a capable model."
 )
 
@@ -30,13 +36,17 @@ def _flag(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-def _missing(args: argparse.Namespace, harness: str, tasks: list[object]) -> list[str]:
+def _missing(
+    args: argparse.Namespace, harness: str, model: ModelSpec | None, tasks: list[object]
+) -> list[str]:
     """What the run needs that is not installed, in one list (exit 2 names them all)."""
     from gaia_eval.code_bench.definitions import CodeTask
     from gaia_eval.tasks import preflight
     from gaia_eval.tasks.settings import env
 
-    out = preflight.missing(harness=harness, claude_bin=env("claude") or "claude", fence=args.fence)
+    out = preflight.missing(
+        harness=harness, model=model, claude_bin=env("claude") or "claude", fence=args.fence
+    )
     typed = [t.id for t in tasks if isinstance(t, CodeTask) and "mypy" in t.needs]
     if typed and importlib.util.find_spec("mypy") is None:
         out.append(
@@ -52,6 +62,7 @@ def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
     from gaia_eval.code_bench.replays import named_replays
     from gaia_eval.code_bench.runner import DEFAULT_RUN_TIMEOUT_S, TESTS_TIMEOUT_S, CodeConfig
     from gaia_eval.llm.pricing import parse_price
+    from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.tasks.harnesses.choose import choose_harness
     from gaia_eval.tasks.settings import env
 
@@ -81,14 +92,15 @@ def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
         named_replays=named_replays(),
         claude_bin=env("claude") or "claude",
     )
-    missing = _missing(args, choice.harness.name, list(selected))
+    agent = parse_model_spec(choice.model) if choice.harness.name == "builtin" else None
+    missing = _missing(args, choice.harness.name, agent, list(selected))
     if missing:
         head = "the run cannot start; missing:" if len(missing) > 1 else "the run cannot start:"
         raise InvalidInputError(head + "".join(f"\n  - {m}" for m in missing))
     run_timeout = args.run_timeout or DEFAULT_RUN_TIMEOUT_S
     tests_timeout = args.tests_timeout or TESTS_TIMEOUT_S
     work_root = args.work_root.resolve() if args.work_root else None
-    local = choice.model == "local" or choice.model.startswith("local:")
+    local = agent is not None and agent.backend == "local"
     cfg = CodeConfig(
         tier="all" if tasks_dir is None else f"dir:{tasks_dir.name}",
         tasks=every,
@@ -107,6 +119,7 @@ def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
         keep_workdirs=args.keep_workdirs,
         harness_settings=choice.settings,
         note=LOCAL_NOTE if local else "",
+        local_model=local_server_for(agent),
     )
     if cfg.keep_workdirs and cfg.work_root is None:
         args.keep_temp = True  # the workdirs live in the run's temp folder
@@ -130,6 +143,14 @@ def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from gaia_eval.llm.local_server import local_servers
+
+    # `local` specs share one server for the run, stopped when it ends.
+    with local_servers():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.code_bench.suite import CodeBenchSuite
 
@@ -162,7 +183,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     env, folder = _load(args.dir)
     assert isinstance(env, Envelope)
-    path, label = resolve_baseline(args.baseline)
+    path, label = resolve_baseline(args.baseline, CodeBenchSuite.name)
     baseline = load_baseline(path, label, CodeBenchSuite)
     env.verdict = compare(CodeBenchSuite, baseline, env, tolerance=args.tolerance, label=label)
     paths = write_outputs(CodeBenchSuite, folder, env)

@@ -26,6 +26,7 @@ from gaia_eval.code_bench.models import CodeTaskResult, TryResult
 from gaia_eval.code_bench.testrun import PytestRun, grading_env
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
+from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.tasks.checks import EDIT_TOOLS
 from gaia_eval.tasks.harnesses.base import Harness
 from gaia_eval.tasks.isolation import agent_env
@@ -67,6 +68,8 @@ class CodeConfig:
     """Harness options that change the numbers (recorded in the header's settings)."""
     note: str = ""
     """What the numbers mean for this model, said on every report (the local model)."""
+    local_model: LocalServerInfo | None = None
+    """The embedded local server behind a `local` agent, already running."""
 
 
 class Untouched:

@@ -23,6 +23,7 @@ from gaia_eval.core.gate import GateRules
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.llm.local_server import RECORD_KEY
 from gaia_eval.tasks.isolation import agent_env
 from gaia_eval.tasks.results import item_dir, item_id, split_item_id
 
@@ -59,6 +60,8 @@ class CodeBenchSuite(Suite):
         }
         if c.price_override is not None:
             settings["price"] = list(c.price_override)
+        if c.local_model is not None:
+            settings[RECORD_KEY] = c.local_model.comparable()
         return HeaderFields(tier=c.tier, system=c.system, model=c.model, settings=settings)
 
     def items(self) -> list[Item]:
@@ -86,6 +89,8 @@ class CodeBenchSuite(Suite):
         }
         if self.cfg.note:
             ctx.setup["note"] = self.cfg.note
+        if self.cfg.local_model is not None:
+            ctx.setup[RECORD_KEY] = self.cfg.local_model.model_dump(mode="json")
         if self.cfg.keep_workdirs:
             ctx.setup["work_root"] = str(self.work_root(ctx))
         temp = Path(str(ctx.setup["_temp"]))
