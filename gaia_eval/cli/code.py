@@ -89,7 +89,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _run_parser(run)
 
-    gate = sub.add_parser("gate", help="gate a finished run against a baseline")
+    gate = sub.add_parser(
+        "gate",
+        help="gate a finished run against a baseline",
+        description="Gate a finished code run against a baseline of the same harness, model "
+        "and tasks; the verdict goes into its results.json and reports (exit 1 when it fails, "
+        "3 when the two are not comparable).",
+    )
     gate.add_argument("dir", type=Path, metavar="DIR", help="a code run folder")
     gate.add_argument(
         "--baseline",
@@ -98,11 +104,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     gate.add_argument("--tolerance", type=non_negative, help="allowed drop, overriding the rules")
 
-    rep = sub.add_parser("report", help="rewrite a run's report, or compare several runs")
+    rep = sub.add_parser(
+        "report",
+        help="rewrite a run's report, or compare several runs",
+        description="With one run folder: rewrite its report.md and report.html. With several "
+        "and --out: one table comparing them (solved, hidden tests, pass@1/2, dishonest, cost).",
+    )
     rep.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="code run folders")
     rep.add_argument("--out", type=Path, help="folder for a comparison report.md and .html")
 
-    lst = sub.add_parser("list", help="the tasks, their kinds and categories")
+    lst = sub.add_parser(
+        "list",
+        help="the tasks, their kinds and categories",
+        description="List the code tasks (the shipped ones, or those of --tasks-dir).",
+    )
     lst.add_argument("--tasks-dir", type=Path, help="a folder of task folders")
 
 
