@@ -440,3 +440,30 @@ def test_a_model_may_lose_one_solved_task_not_two() -> None:
 def test_repeats_are_gated_per_repeat() -> None:
     env = _envelope("builtin", [True, True, False, True], repeats=2)
     assert gate.metrics(env)["solved"].value == 1.5
+
+
+# ---- the report -----------------------------------------------------------------------------
+
+
+def test_the_report_says_what_the_agent_did() -> None:
+    from gaia_eval.code_bench.report import agent_activity, sections
+    from gaia_eval.core.report import section_markdown
+
+    env = _envelope("builtin", [False, False])
+    idle = CodeTaskResult.model_validate(env.items[0].result)
+    idle.steps, idle.output_tokens = 1, 512
+    busy = CodeTaskResult.model_validate(env.items[1].result)
+    busy.steps, busy.tool_calls, busy.edit_calls, busy.output_tokens = 6, 5, 2, 300
+    items = [("t0", idle), ("t1", busy)]
+    text = agent_activity(items)
+    assert "7 model step(s) and 5 tool call(s) over 2 item(s), 2 of them edits" in text
+    assert "1 of 2 item(s) with no tool call at all and 1 of 2 with no edit" in text
+    assert "812 output tokens" in text
+    s = CodeBenchSuite.summarise(env)
+    with_note = s.model_copy(update={"note": "Why it solves little: a tiny model."})
+    (first, *_) = sections(with_note, items)
+    md = section_markdown(first)
+    assert first.title == "What these numbers mean"
+    assert md.index("Why it solves little") < md.index("What the agent did")
+    assert sections(s, items)[0].title == "What the agent did"
+    assert agent_activity([]) == ""

@@ -270,5 +270,6 @@ def test_the_local_model_runs_end_to_end(
     assert env.header.settings[ls.RECORD_KEY] == local_model.info.comparable()
     report = (out / "report.md").read_text()
     assert ls.LOCAL_NOTE in report and LOCAL_NOTE in report
+    assert "What the agent did: " in report
     assert report.index(LOCAL_NOTE) < report.index("## Scorecard")
     assert ls.LOCAL_NOTE in capsys.readouterr().out

@@ -112,10 +112,36 @@ TASK_HEADERS = [
 ]
 
 
+def agent_activity(items: Sequence[tuple[str, CodeTaskResult]]) -> str:
+    """What the agent did, in counts from the items: the evidence behind a low score (an
+    agent that calls no tool cannot change a file)."""
+    if not items:
+        return ""
+    n = len(items)
+    idle = sum(1 for _, r in items if r.tool_calls == 0)
+    no_edit = sum(1 for _, r in items if r.edit_calls == 0)
+    calls = sum(r.tool_calls for _, r in items)
+    edits = sum(r.edit_calls for _, r in items)
+    steps = sum(r.steps for _, r in items)
+    out_tokens = sum(r.output_tokens for _, r in items)
+    return (
+        f"What the agent did: {steps} model step(s) and {calls} tool call(s) over {n} "
+        f"item(s), {edits} of them edits; {idle} of {n} item(s) with no tool call at all and "
+        f"{no_edit} of {n} with no edit (an answer in prose only changes no file); "
+        f"{out_tokens} output tokens."
+    )
+
+
 def sections(s: CodeSummary, items: Sequence[tuple[str, CodeTaskResult]]) -> list[Section]:
     out: list[Section] = []
+    activity = agent_activity(items)
     if s.note:
-        out.append(Section("What these numbers mean", [Para(s.note)]))
+        blocks: list[Block] = [Para(s.note)]
+        if activity:
+            blocks.append(Para(activity))
+        out.append(Section("What these numbers mean", blocks))
+    elif activity:
+        out.append(Section("What the agent did", [Para(activity)]))
     out.append(
         Section(
             "Scorecard",
@@ -132,7 +158,7 @@ def sections(s: CodeSummary, items: Sequence[tuple[str, CodeTaskResult]]) -> lis
             ],
         )
     )
-    blocks: list[Block] = [Table(TASK_HEADERS, task_rows(items))]
+    blocks = [Table(TASK_HEADERS, task_rows(items))]
     if items:
         blocks.append(
             Chart(
