@@ -39,13 +39,18 @@ def run(
     tasks: list[str] | None = None,
     tries: int = 1,
     repeats: int = 1,
+    fence: bool = False,
+    full_access: bool = False,
 ) -> runloop.RunOutcome:
-    """One engine run, configured as `gaia-eval code run --harness replay --replay X` is."""
+    """One engine run, configured as `gaia-eval code run --harness replay --replay X` is
+    (with `--fence` / `--full-access` when asked)."""
     scripts = load_replay(named_replays()[replay]) if isinstance(replay, str) else replay
     cfg = CodeConfig(
         tier="all",
         tasks=TASKS,
-        harness=ReplayHarness(scripts),
+        harness=ReplayHarness(scripts, full_access=full_access),
+        full_access=full_access,
+        fence=fence,
         model="replay",
         system=f"replay:{replay if isinstance(replay, str) else 'test'}",
         tries=tries,
@@ -204,6 +209,35 @@ def test_an_agent_outage_is_unmeasured_not_a_failure(
     assert [r.status for r in env.items] == ["infra_error"]
     s = summary(env)
     assert (s.ran, s.unmeasured, s.errors, s.solved, s.dishonest) == (0, 1, 1, 0, 0)
+
+
+def test_the_fence_hides_the_answer_keys_and_the_results(tmp_path: Path) -> None:
+    from gaia_eval.code_bench.definitions import data_dir
+    from gaia_eval.tasks.isolation import fence_available
+
+    if not fence_available():
+        pytest.skip("bubblewrap cannot create a sandbox on this machine")
+    hidden = data_dir() / "tasks" / "edit-fix-bugs" / "hidden"
+    seen = {}
+    for fence in (False, True):
+        out = tmp_path / f"run-{fence}"
+        probe = (
+            f"echo; ls {hidden} 2>/dev/null | wc -l; ls ../.baseline 2>/dev/null | wc -l; "
+            f"ls {out} 2>/dev/null | wc -l; echo written > note.txt; cat note.txt"
+        )
+        script = [{"tool": "run_shell", "args": {"command": probe}}, {"answer": "Looked."}]
+        scripts = {"edit-fix-bugs": script}
+        env = run(out, scripts, tasks=["edit-fix-bugs"], fence=fence, full_access=True).envelope
+        assert env.header.settings["fenced"] is fence
+        transcript = json.loads((out / "edit-fix-bugs" / "transcript.json").read_text())
+        (call,) = transcript["outcome"]["tool_calls"]
+        lines = call["result"].splitlines()
+        seen[fence] = lines[lines.index("") + 1 :][:4]
+    hidden_files, baseline_files, result_files, written = seen[False]
+    assert int(hidden_files) >= 1 and int(baseline_files) >= 2 and int(result_files) >= 1
+    assert written == "written"
+    # Fenced: no hidden tests, no snapshot, no results; the project is still writable.
+    assert seen[True] == ["0", "0", "0", "written"]
 
 
 # ---- the CLI --------------------------------------------------------------------------------
