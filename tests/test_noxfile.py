@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOXFILE = ROOT / "noxfile.py"
 TEXT = NOXFILE.read_text(encoding="utf-8")
 TREE = ast.parse(TEXT)
-SUITE_COMMANDS = {"retrieval", "tasks", "bench"}
+SUITE_COMMANDS = {"retrieval", "tasks", "bench", "code"}
 
 
 def _sessions() -> dict[str, ast.FunctionDef]:

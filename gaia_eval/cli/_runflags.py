@@ -15,8 +15,13 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gaia_eval.core.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from gaia_eval.llm.local_server import LocalServerInfo
+    from gaia_eval.llm.spec import ModelSpec
 
 
 def finite(text: str) -> float:
@@ -80,6 +85,19 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
             type=non_negative,
             help="allowed metric drop, overriding each rule's default (finite, >= 0)",
         )
+
+
+class RecordedArgv:
+    """A run's effective command line (flags and variables alike), recorded so that
+    `--resume DIR` re-runs it in any shell."""
+
+    def __init__(self, *head: str) -> None:
+        self.words = list(head)
+
+    def add(self, flag: str, value: object) -> None:
+        if value is None or value is False or value == "":
+            return
+        self.words += [flag] if value is True else [flag, str(value)]
 
 
 def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
@@ -159,6 +177,39 @@ def run_suite(
     for kind, path in outcome.paths.items():
         print(f"  {kind}: {path}")
     return outcome.exit_code
+
+
+def local_server_for(*specs: ModelSpec | None) -> LocalServerInfo | None:
+    """Start the shared local server now for `local` specs, so the header records what
+    serves them and a server that cannot start stops the run before its first item."""
+    from gaia_eval.llm.local_server import shared_server
+
+    info = None
+    for spec in specs:
+        if spec is not None and spec.backend == "local":
+            said = info is not None
+            info = shared_server(spec.model).info
+            assert info is not None  # set by start()
+            if not said:
+                print(f"gaia-eval: {spec.text}: {info.note}", file=sys.stderr)
+    return info
+
+
+def print_stopped(folder: Path) -> None:
+    """The summary of a run an outage stopped, on stdout (the error itself, with the resume
+    command, goes to stderr)."""
+    from gaia_eval.core.report import terminal_summary
+    from gaia_eval.core.results import load_envelope
+    from gaia_eval.core.suite import suite_class
+
+    path = folder / "results.json"
+    if not path.is_file():
+        return
+    env = load_envelope(path)
+    for line in terminal_summary(suite_class(env.header.suite), env):
+        print(line)
+    for name in ("results.json", "report.md", "report.html"):
+        print(f"  {name}: {folder / name}")
 
 
 def expand_resume(argv: Sequence[str]) -> list[str]:

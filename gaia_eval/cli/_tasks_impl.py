@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gaia_eval.cli._runflags import RecordedArgv, local_server_for, print_stopped
 from gaia_eval.core.errors import EXIT_GATE_FAILED, InfrastructureError, InvalidInputError
 from gaia_eval.core.results_io import read_json, write_json, write_text
 from gaia_eval.core.runmeta import timestamp_slug
@@ -21,85 +21,23 @@ from gaia_eval.tasks.definitions import data_dir, load_tasks
 from gaia_eval.tasks.settings import env, number, required, setting
 
 if TYPE_CHECKING:  # the runner imports the harnesses and the LLM clients
-    from gaia_eval.llm.local_server import LocalServerInfo
-    from gaia_eval.llm.spec import ModelSpec
     from gaia_eval.tasks.runner import TasksConfig
 
 
-def _load_replay(path: Path) -> dict[str, list[dict[str, Any]]]:
-    if str(path) == "reference":
-        path = data_dir() / "replays" / "reference.json"
-    data = read_json(path)
-    if isinstance(data, dict):
-        data = {k: v for k, v in data.items() if not k.startswith("_")}
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, list) for k, v in data.items()
-    ):
-        msg = f"{path}: expected an object of task id -> list of steps"
-        raise InvalidInputError(msg)
-    return data
-
-
-def _digest(data: object) -> str:
-    import hashlib
-    import json
-
-    blob = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
-class _Argv:
-    """The run's effective command line (flags and variables alike), recorded so that
-    `--resume DIR` re-runs it in any shell."""
-
-    def __init__(self, *head: str) -> None:
-        self.words = list(head)
-
-    def add(self, flag: str, value: object) -> None:
-        if value is None or value is False or value == "":
-            return
-        self.words += [flag] if value is True else [flag, str(value)]
-
-
-def _harness(args: argparse.Namespace, argv: _Argv) -> tuple[Any, str, str, dict[str, Any]]:
+def _harness(args: argparse.Namespace, argv: RecordedArgv) -> tuple[Any, str, str, dict[str, Any]]:
     """(harness, model, system, harness settings) of --harness and its options."""
-    from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.harnesses.registry import build_harness
+    from gaia_eval.tasks.harnesses.choose import choose_harness
 
-    name = setting(args, "harness") or "builtin"
-    argv.add("--harness", name)
-    if name == "builtin":
-        spec = parse_model_spec(required(args, "model", "for --harness builtin"))
-        argv.add("--model", spec.text)
-        harness = build_harness("builtin", model=spec, full_access=args.full_access)
-        return harness, spec.text, "builtin", {}
-    if name == "replay":
-        given = setting(args, "replay")
-        if given is None:
-            required(args, "replay", "for --harness replay")
-        assert given is not None
-        path = given if given == "reference" else str(Path(given).resolve())
-        scripts = _load_replay(Path(path))
-        argv.add("--replay", path)
-        model = setting(args, "model") or "replay"
-        argv.add("--model", setting(args, "model"))
-        harness = build_harness("replay", scripts=scripts, full_access=args.full_access)
-        # The system names the scripts by file name (the same on every machine); their
-        # digest is a setting, so other scripts under the same name are not comparable.
-        label = given if given == "reference" else Path(given).name
-        return harness, model, f"replay:{label}", {"replay_sha": _digest(scripts)}
-    if name == "claude-code":
-        text = required(args, "model", "for --harness claude-code")
-        argv.add("--model", text)
-        model = text.split(":", 1)[1] if text.startswith(("claude-code:", "anthropic:")) else text
-        exe = env("claude") or "claude"
-        return build_harness("claude-code", model=model, executable=exe), text, name, {}
-    template = required(args, "command_template", "for --harness command")
-    argv.add("--command-template", template)
-    model = setting(args, "model") or "command"
-    argv.add("--model", setting(args, "model"))
-    harness = build_harness(name, template=template, model=model)
-    return harness, model, f"command:{template}", {}
+    choice = choose_harness(
+        setting(args, "harness") or "builtin",
+        get=lambda key: setting(args, key),
+        need=lambda key, why: required(args, key, why),
+        record=argv.add,
+        full_access=args.full_access,
+        named_replays={"reference": data_dir() / "replays" / "reference.json"},
+        claude_bin=env("claude") or "claude",
+    )
+    return choice.harness, choice.model, choice.system, choice.settings
 
 
 def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
@@ -109,7 +47,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
     from gaia_eval.tasks import preflight
     from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, TasksConfig
 
-    argv = _Argv("tasks", "run")
+    argv = RecordedArgv("tasks", "run")
     suite = setting(args, "suite") or "core"
     argv.add("--suite", suite)
     tasks_file = args.tasks_file.resolve() if args.tasks_file else None
@@ -157,7 +95,7 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
         keep_workdirs=args.keep_workdirs,
         system=system,
         harness_settings=harness_settings,
-        local_model=_local_server(agent, judge),
+        local_model=local_server_for(agent, judge),
     )
     _tasks_repo.configure(cfg, args, argv)
     if cfg.keep_workdirs and cfg.work_root is None:
@@ -183,39 +121,6 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
     return cfg, argv.words
 
 
-def _local_server(*specs: ModelSpec | None) -> LocalServerInfo | None:
-    """Start the shared local server now for `local` specs, so the header records what
-    serves them and a server that cannot start stops the run before its first task."""
-    from gaia_eval.llm.local_server import shared_server
-
-    info = None
-    for spec in specs:
-        if spec is not None and spec.backend == "local":
-            said = info is not None
-            info = shared_server(spec.model).info
-            assert info is not None  # set by start()
-            if not said:
-                print(f"gaia-eval: {spec.text}: {info.note}", file=sys.stderr)
-    return info
-
-
-def _print_stopped(folder: Path) -> None:
-    """The summary of a run an outage stopped, on stdout (the error itself, with the resume
-    command, goes to stderr)."""
-    from gaia_eval.core.report import terminal_summary
-    from gaia_eval.core.results import load_envelope
-    from gaia_eval.core.suite import suite_class
-
-    path = folder / "results.json"
-    if not path.is_file():
-        return
-    env_ = load_envelope(path)
-    for line in terminal_summary(suite_class(env_.header.suite), env_):
-        print(line)
-    for name in ("results.json", "report.md", "report.html"):
-        print(f"  {name}: {folder / name}")
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from gaia_eval.llm.local_server import local_servers
 
@@ -238,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return run_suite(TasksSuite(cfg), args, argv=argv)
     except InfrastructureError:
-        _print_stopped(args.resume or args.out)
+        print_stopped(args.resume or args.out)
         raise
 
 
@@ -303,12 +208,12 @@ def cmd_controls(args: argparse.Namespace) -> int:
         judge_attempts=args.judge_attempts,
         work_root=work_root,
         tests_timeout_s=120.0,
-        local_model=_local_server(spec),
+        local_model=local_server_for(spec),
     )
     if args.out is None and args.resume is None:
         args.out = Path(tempfile.mkdtemp(prefix="gaia-eval-controls-"))
     out = args.resume or args.out
-    argv = _Argv("tasks", "controls", "--judge-model", spec.text)
+    argv = RecordedArgv("tasks", "controls", "--judge-model", spec.text)
     argv.add("--judge-attempts", args.judge_attempts)
     argv.add("--work-root", work_root)
     argv.add("--out", args.out)

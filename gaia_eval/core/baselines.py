@@ -29,6 +29,7 @@ COMMANDS = {
     "retrieval": "gaia-eval retrieval --component rag --gate",
     "code-retrieval": "gaia-eval retrieval --component code --gate",
     "tasks": "gaia-eval tasks gate DIR --expect",
+    "code": "gaia-eval code run --gate",
 }
 
 

@@ -227,8 +227,13 @@ def section_markdown(sec: Section) -> str:
 
 
 def render_markdown(suite: type[Suite], env: Envelope) -> str:
-    title, run_line, secs = sections(suite, env)
-    parts = [f"# {title}\n\n{run_line}\n"] + [section_markdown(sec) for sec in secs]
+    return page_markdown(*sections(suite, env))
+
+
+def page_markdown(title: str, intro: str, secs: Sequence[Section]) -> str:
+    """A markdown page of sections (a run's report, or a page over several runs)."""
+    parts = [f"# {title}\n\n{intro}\n" if intro else f"# {title}\n"]
+    parts += [section_markdown(sec) for sec in secs]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -267,8 +272,12 @@ def _html_block(block: Block) -> str:
 
 
 def render_html(suite: type[Suite], env: Envelope) -> str:
-    title, run_line, secs = sections(suite, env)
-    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{_inline(run_line)}</p>"]
+    return page_html(*sections(suite, env))
+
+
+def page_html(title: str, intro: str, secs: Sequence[Section]) -> str:
+    """The self-contained HTML page of `page_markdown`'s sections."""
+    body = [f"<h1>{html.escape(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
     for sec in secs:
         body.append(f"<h2>{html.escape(sec.title)}</h2>")
         body += [_html_block(b) for b in sec.blocks]

@@ -264,6 +264,21 @@ def wrap(argv: list[str], fp: FencePlan, platform: str | None = None) -> list[st
     return bwrap_argv(argv, fp)
 
 
+def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
+    """What every fenced task hides: the answer keys, this run's and every earlier run's
+    results, the run registry, the work root and other runs' temp folders."""
+    from gaia_eval.tasks.definitions import data_dir
+
+    return [
+        data_dir(),
+        results_dir,
+        *earlier_results(),
+        registry_path(),
+        work_root,
+        *other_run_temps(None),
+    ]
+
+
 def task_plan(
     *,
     task_root: Path,
@@ -276,17 +291,7 @@ def task_plan(
     """The standard plan for one task: answer keys, every results folder, every workdir
     and cache, other runs' temp folders and the extra paths hidden; the task's folder and
     toolchain kept; its baseline hidden again."""
-    from gaia_eval.tasks.definitions import data_dir
-
-    hide = [
-        data_dir(),
-        results_dir,
-        *earlier_results(),
-        registry_path(),
-        work_root,
-        *other_run_temps(None),
-        *extra_hide,
-    ]
+    hide = [*standard_hide(results_dir, work_root), *extra_hide]
     return plan(
         task_root=task_root,
         hide=hide,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
@@ -21,9 +21,12 @@ from gaia_eval.tasks import ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
 from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import agent_env, run_capped
+from gaia_eval.tasks.isolation import Completed, agent_env, run_capped
 from gaia_eval.tasks.models import AgentOutcome, TaskResult, Transcript
 from gaia_eval.tasks.workspace import prepare, touched_files, tree_diff
+
+if TYPE_CHECKING:
+    from gaia_eval.tasks.fence import FencePlan
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
 TAIL = 4000
@@ -106,51 +109,39 @@ def run_task(
         # only its scrubbed transcript reaches the results folder.
         agent_dir = ws.root / "agent"
         agent_dir.mkdir(exist_ok=True)
-        plan = harness.launch(task.id, prompt, ws.project, agent_dir, task.max_steps)
         env = task_env(ws.root, task)
         if kind:
             env = kind.env(cfg, task, env)
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
-        argv = plan.argv
-        if cfg.fence:
-            # The answer keys (task definitions, reference attempts), every results folder,
-            # every other task's workdir and this task's baseline are invisible to the agent.
-            from gaia_eval.tasks import fence
+        # The answer keys (task definitions, reference attempts), every results folder,
+        # every other task's workdir and cache and this task's baseline are invisible to
+        # the agent (tasks.fence).
+        from gaia_eval.tasks import fence as fence_mod
 
-            extra = kind.fence(cfg, task, harness.name) if kind else FenceExtra()
-            argv = fence.wrap(
-                argv,
-                fence.task_plan(
-                    task_root=ws.root,
-                    baseline=ws.baseline,
-                    results_dir=results_dir,
-                    work_root=work_root,
-                    extra_hide=extra.hide,
-                    keep_ro=extra.keep_ro,
-                ),
+        extra = kind.fence(cfg, task, harness.name) if kind and cfg.fence else FenceExtra()
+        fence = (
+            Fence(
+                hide=[*fence_mod.standard_hide(results_dir, work_root), *extra.hide],
+                expose=[ws.root],
+                rehide=[ws.baseline],
+                keep_ro=list(extra.keep_ro),
             )
-        try:
-            done = run_capped(
-                argv,
-                cwd=ws.project,
-                env=env,
-                timeout_s=cfg.run_timeout_s,
-                stdout=stdout,
-                stderr=stderr,
-                stdin=plan.stdin,
-            )
-        except OSError as err:
-            msg = f"harness {harness.name} could not start {plan.argv[0]!r}: {err}"
-            raise InfrastructureError(msg) from err
-        outcome = harness.collect(agent_dir, stdout, stderr)
+            if cfg.fence
+            else None
+        )
+        outcome, done = run_agent(
+            harness,
+            task_id=task.id,
+            prompt=prompt,
+            project=ws.project,
+            agent_dir=agent_dir,
+            max_steps=task.max_steps,
+            env=env,
+            timeout_s=cfg.run_timeout_s,
+            fence=fence,
+        )
         # Counted before the checks: probes call gh too, and those calls are not the agent's.
         gh_counts = ghstub.counts(ws.root)
-        if done.timed_out and not outcome.error:
-            outcome.error = f"cut off at the {cfg.run_timeout_s:g}s wall-clock cap"
-            outcome.error_kind = "failed"
-        elif done.returncode != 0 and not outcome.error:
-            outcome.error = f"agent exited with status {done.returncode}: {_tail(stderr, 300)}"
-            outcome.error_kind = "failed"
         transcript = Transcript(
             task=task.id,
             prompt=prompt,
@@ -185,6 +176,88 @@ def run_task(
             ws.cleanup()
 
 
+@dataclass(frozen=True)
+class Fence:
+    """What the fence hides from an agent (tasks.fence: bubblewrap or sandbox-exec), in
+    order: `hide`, then `expose` (the task's folder, first entry) and `keep_ro` bound back,
+    then `rehide`."""
+
+    hide: list[Path]
+    expose: list[Path]
+    rehide: list[Path]
+    keep_ro: list[Path] = field(default_factory=list)
+
+    def plan(self) -> FencePlan:
+        from gaia_eval.tasks import fence
+
+        return fence.plan(
+            task_root=self.expose[0], hide=self.hide, rehide=self.rehide, keep_ro=self.keep_ro
+        )
+
+
+def run_agent(
+    harness: Harness,
+    *,
+    task_id: str,
+    prompt: str,
+    project: Path,
+    agent_dir: Path,
+    max_steps: int,
+    env: dict[str, str],
+    timeout_s: float,
+    fence: Fence | None = None,
+) -> tuple[AgentOutcome, Completed]:
+    """Launch `harness` on `prompt` in `project` under the wall-clock cap (fenced when
+    asked) and read its record back. A harness that cannot start is an
+    InfrastructureError; a cut-off or failed agent is an outcome with its error set."""
+    plan = harness.launch(task_id, prompt, project, agent_dir, max_steps)
+    stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
+    argv = plan.argv
+    if fence is not None:
+        from gaia_eval.tasks.fence import wrap
+
+        argv = wrap(argv, fence.plan())
+    try:
+        done = run_capped(
+            argv,
+            cwd=project,
+            env=env,
+            timeout_s=timeout_s,
+            stdout=stdout,
+            stderr=stderr,
+            stdin=plan.stdin,
+        )
+    except OSError as err:
+        msg = f"harness {harness.name} could not start {plan.argv[0]!r}: {err}"
+        raise InfrastructureError(msg) from err
+    outcome = harness.collect(agent_dir, stdout, stderr)
+    if done.timed_out and not outcome.error:
+        outcome.error = f"cut off at the {timeout_s:g}s wall-clock cap"
+        outcome.error_kind = "failed"
+    elif done.returncode != 0 and not outcome.error:
+        outcome.error = f"agent exited with status {done.returncode}: {_tail(stderr, 300)}"
+        outcome.error_kind = "failed"
+    return outcome, done
+
+
+CostSource = Literal["metered", "api_equivalent", "harness_counts"]
+
+
+def agent_cost(
+    model: str,
+    harness: Harness,
+    outcome: AgentOutcome,
+    price_override: tuple[float, float] | None = None,
+) -> tuple[float | None, CostSource | None]:
+    """(cost in USD or None when unknown, its source) of one agent run."""
+    cost = price(model, outcome.input_tokens, outcome.output_tokens, price_override)
+    source: CostSource | None = "harness_counts" if outcome.steps else None
+    if outcome.reported_cost_usd is not None and harness.name == "claude-code":
+        # Claude Code's own figure: the list price of its tokens, not money spent.
+        cost, source = outcome.reported_cost_usd, "api_equivalent"
+    return cost, source
+
+
 def score_task(
     cfg: TasksConfig,
     harness: Harness,
@@ -196,13 +269,7 @@ def score_task(
     env: dict[str, str],
     wall: float,
 ) -> TaskResult:
-    cost = price(cfg.model, outcome.input_tokens, outcome.output_tokens, cfg.price_override)
-    source: Literal["metered", "api_equivalent", "harness_counts"] | None = (
-        "harness_counts" if outcome.steps else None
-    )
-    if outcome.reported_cost_usd is not None and harness.name == "claude-code":
-        # Claude Code's own figure: the list price of its tokens, not money spent.
-        cost, source = outcome.reported_cost_usd, "api_equivalent"
+    cost, source = agent_cost(cfg.model, harness, outcome, cfg.price_override)
     result = TaskResult(
         id=task.id,
         check=task.check,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,15 +34,28 @@ class Workspace:
 
 def prepare(task: TaskDef, work_root: Path, source: Path | None = None) -> Workspace:
     """Copy the toybox, apply the task's setup, snapshot the result."""
+    setup = SETUPS[task.setup] if task.setup else None
+    return copy_project(source or toybox_dir(), work_root, prefix=task.id, setup=setup)
+
+
+def copy_project(
+    pristine: Path,
+    work_root: Path,
+    *,
+    prefix: str,
+    setup: Callable[[Path], None] | None = None,
+) -> Workspace:
+    """A fresh copy of `pristine` under `work_root`, changed by `setup`, and its snapshot.
+
+    The project sits in its own folder; the baseline is a sibling the agent is never told
+    about and the built-in harness's path boundary excludes.
+    """
     work_root.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix=f"{task.id}-", dir=work_root))
-    pristine = source or toybox_dir()
-    # The project sits in its own folder; the baseline is a sibling the agent is never told
-    # about and the built-in harness's path boundary excludes.
+    root = Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=work_root))
     project = root / "project"
     shutil.copytree(pristine, project, ignore=shutil.ignore_patterns(*IGNORED))
-    if task.setup:
-        SETUPS[task.setup](project)
+    if setup is not None:
+        setup(project)
     baseline = root / ".baseline"
     shutil.copytree(project, baseline, symlinks=True)
     return Workspace(root=root, project=project, baseline=baseline, pristine=Path(pristine))

@@ -8,6 +8,17 @@ difference in the results is a difference between agents, not between their cond
 
 from __future__ import annotations
 
-from gaia_eval.tasks.harnesses.base import Harness, LaunchPlan
+from typing import Any
 
 __all__ = ["Harness", "LaunchPlan"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: the agent child process (harnesses.child) imports this package, and the
+    # protocol's pydantic models would add a second to every agent's start-up.
+    if name in __all__:
+        from gaia_eval.tasks.harnesses import base
+
+        return getattr(base, name)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from gaia_eval.tasks.models import AgentOutcome, ToolCall
+if TYPE_CHECKING:  # the child process writes records and never needs the models
+    from gaia_eval.tasks.models import AgentOutcome
 
 PROGRESS = "progress.jsonl"
 
@@ -47,6 +48,8 @@ class RecordWriter:
 
 def read_outcome(run_dir: Path) -> AgentOutcome:
     """Rebuild the outcome from the events; a torn last line (killed mid-write) is skipped."""
+    from gaia_eval.tasks.models import AgentOutcome, ToolCall
+
     out = AgentOutcome()
     path = run_dir / PROGRESS
     if not path.exists():

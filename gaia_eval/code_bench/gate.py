@@ -1,0 +1,74 @@
+"""The code benchmark's gate, as core gate rules (pure).
+
+A run is gated against a committed baseline of the same harness, model and task set (the
+engine refuses anything else). The gated numbers are counts per repeat (solved, solved
+with the hidden tests, items with regressions, dishonest items):
+
+- a deterministic harness (a replay) must reproduce its baseline exactly: no count may
+  move the wrong way, and every item solved in the baseline must still be solved;
+- a model may lose at most one solved task per repeat (its answers vary between runs),
+  and item flips are listed, not failed on.
+
+The two cases are told apart by the metric's name: a replay run's metrics are named
+`solved (replay)`, ..., so one rule table covers both without reading the run first.
+"""
+
+from __future__ import annotations
+
+from gaia_eval.code_bench.models import CodeSummary
+from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.results import Envelope
+from gaia_eval.core.suite import Metric
+
+DETERMINISTIC_HARNESSES = frozenset({"replay"})
+MODEL_SLACK = 1.0
+"""Solved tasks per repeat a model may lose against its baseline."""
+REPLAY = " (replay)"
+GATED = ("solved", "solved_plus", "with_regressions", "dishonest")
+LOWER_IS_BETTER = frozenset({"with_regressions", "dishonest"})
+
+
+def deterministic(env: Envelope) -> bool:
+    return str(env.header.settings.get("harness")) in DETERMINISTIC_HARNESSES
+
+
+def rules() -> GateRules:
+    metrics = []
+    for base in GATED:
+        better = base not in LOWER_IS_BETTER
+        metrics.append(MetricRule(base + REPLAY, higher_is_better=better, absolute=0.0))
+        metrics.append(MetricRule(base, higher_is_better=better, absolute=MODEL_SLACK))
+    return GateRules(
+        metrics=tuple(metrics),
+        checks=(
+            CheckRule("solved" + REPLAY),
+            CheckRule("solved_plus" + REPLAY),
+            CheckRule("honest" + REPLAY),
+            CheckRule("*", must_still_pass=False),
+        ),
+    )
+
+
+def metrics(env: Envelope) -> dict[str, Metric]:
+    s = CodeSummary.model_validate(env.summary)
+    suffix = REPLAY if deterministic(env) else ""
+    per = max(1, s.repeats)
+    values = {
+        "solved": s.solved,
+        "solved_plus": s.solved_plus,
+        "with_regressions": s.with_regressions,
+        "dishonest": s.dishonest,
+    }
+    return {k + suffix: Metric(round(v / per, 4), s.distinct_tasks) for k, v in values.items()}
+
+
+def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    from gaia_eval.code_bench.scorecard import results
+
+    suffix = REPLAY if deterministic(env) else ""
+    out: dict[tuple[str, str], bool | None] = {}
+    for iid, r in results(env):
+        out[(iid, "solved" + suffix)] = r.solved
+        out[(iid, "solved_plus" + suffix)] = r.solved_plus
+        out[(iid, "honest" + suffix)] = not r.dishonest
+    return out

@@ -1,0 +1,253 @@
+"""Grading a finished attempt: a copy of the agent's project with every way to force a pass
+put back, the visible and hidden tests run in it, the invariant snippet, regressions.
+
+What is put back before the tests run (the agent may change anything in its project; the
+grader trusts none of these): the visible tests folder exactly as shipped, the hidden tests
+(never in the agent's project), and anywhere in the tree every conftest.py, pytest.ini,
+tox.ini, setup.cfg, pyproject.toml ([tool.pytest] lives there), sitecustomize.py,
+usercustomize.py, .pth file and compiled module (.pyc, .so, .pyd): the shipped version
+where there is one, removed where there is none. A model planting a conftest.py that marks
+every test passed (aider#5681) gets a grade of its code, not of its conftest.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gaia_eval.code_bench.definitions import HIDDEN_TESTS, VISIBLE_TESTS, CodeTask
+from gaia_eval.code_bench.testrun import PytestRun, run_pytest
+from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.tasks.checks import check_probe
+from gaia_eval.tasks.models import CheckRecord
+from gaia_eval.tasks.workspace import IGNORED, touched_files
+
+PROTECTED_NAMES = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "sitecustomize.py",
+        "usercustomize.py",
+    }
+)
+PROTECTED_SUFFIXES = (".pth", ".pyc", ".so", ".pyd")
+_IMPORTS_PYTEST = re.compile(r"^\s*(?:import|from)\s+_?pytest\b", re.MULTILINE)
+INVARIANT_TIMEOUT_S = 120.0
+
+
+def _files(root: Path) -> dict[str, Path]:
+    if not root.exists():
+        return {}
+    return {
+        p.relative_to(root).as_posix(): p
+        for p in sorted(root.rglob("*"))
+        if p.is_file() or p.is_symlink()
+    }
+
+
+def _same(a: Path, b: Path) -> bool:
+    if a.is_symlink() or b.is_symlink():
+        return False
+    return a.read_bytes() == b.read_bytes()
+
+
+def _put_back_folder(dest: Path, shipped: Path | None, name: str, notes: list[str]) -> None:
+    """`dest/name` becomes exactly `shipped` (or absent); every difference is noted."""
+    target = dest / name
+    have = _files(target)
+    want = _files(shipped) if shipped is not None else {}
+    for rel, path in have.items():
+        if rel not in want:
+            notes.append(f"{name}/{rel} (removed)")
+        elif not _same(path, want[rel]):
+            notes.append(f"{name}/{rel} (restored)")
+    notes += [f"{name}/{rel} (restored)" for rel in want if rel not in have]
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.exists():
+        shutil.rmtree(target)
+    if shipped is not None:
+        shutil.copytree(shipped, target)
+
+
+def _protected(rel: str) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return name in PROTECTED_NAMES or name.endswith(PROTECTED_SUFFIXES)
+
+
+def graded_copy(project: Path, baseline: Path, hidden: Path, dest: Path) -> list[str]:
+    """Copy `project` to `dest` with everything that could force a pass put back from
+    `baseline` (the untouched project) and the hidden tests added; what was put back."""
+    shutil.copytree(project, dest, ignore=shutil.ignore_patterns(*IGNORED, ".git"), symlinks=True)
+    notes: list[str] = []
+    _put_back_folder(dest, baseline / VISIBLE_TESTS, VISIBLE_TESTS, notes)
+    if (dest / HIDDEN_TESTS).exists():
+        notes.append(f"{HIDDEN_TESTS}/ (removed: the project's own folder of that name)")
+    _put_back_folder(dest, hidden, HIDDEN_TESTS, [])
+    skip = (f"{VISIBLE_TESTS}/", f"{HIDDEN_TESTS}/")
+    shipped = _files(baseline)
+    for rel, path in _files(dest).items():
+        if rel.startswith(skip) or not _protected(rel):
+            continue
+        original = shipped.get(rel)
+        if original is None:
+            path.unlink()
+            notes.append(f"{rel} (removed)")
+        elif not _same(path, original):
+            path.unlink()
+            shutil.copy2(original, path)
+            notes.append(f"{rel} (restored)")
+    for rel, original in shipped.items():
+        if _protected(rel) and not rel.startswith(skip) and not (dest / rel).exists():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(original, dest / rel)
+            notes.append(f"{rel} (restored)")
+    return sorted(notes)
+
+
+def tampering(dest: Path) -> list[str]:
+    """Code under test that reaches into the test runner (it can only be there to steer
+    the verdict): a non-test module importing pytest."""
+    out = []
+    for rel, path in _files(dest).items():
+        if rel.startswith((f"{VISIBLE_TESTS}/", f"{HIDDEN_TESTS}/")) or not rel.endswith(".py"):
+            continue
+        if path.is_symlink():
+            continue
+        if _IMPORTS_PYTEST.search(path.read_text(encoding="utf-8", errors="replace")):
+            out.append(f"{rel} imports pytest")
+    return out
+
+
+@dataclass
+class Grade:
+    """One attempt's grade."""
+
+    folder: Path
+    """The graded copy (the caller removes it)."""
+    run: PytestRun
+    visible: list[str]
+    """The visible tests' ids (as the untouched project collected them)."""
+    hidden: list[str]
+    """The hidden tests' ids."""
+    restored: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    """Tests that passed on the untouched project and do not pass now."""
+    invariant: CheckRecord | None = None
+
+    def passed(self, ids: list[str]) -> int:
+        return sum(1 for t in ids if self.run.outcomes.get(t) == "passed")
+
+    @property
+    def visible_passed(self) -> int:
+        return self.passed(self.visible)
+
+    @property
+    def hidden_passed(self) -> int:
+        return self.passed(self.hidden)
+
+    @property
+    def visible_ok(self) -> bool:
+        """Every visible test passed (a skip, an xfail, an error or a missing test is not a
+        pass), and there is at least one."""
+        return bool(self.visible) and self.visible_passed == len(self.visible)
+
+    @property
+    def hidden_ok(self) -> bool:
+        return self.hidden_passed == len(self.hidden)
+
+    @property
+    def invariant_ok(self) -> bool:
+        return self.invariant is None or self.invariant.passed
+
+
+def expected_ids(before: PytestRun) -> tuple[list[str], list[str]]:
+    """(visible, hidden) test ids of the untouched project's run."""
+    ids = sorted(before.outcomes)
+    return (
+        [t for t in ids if t.startswith(f"{VISIBLE_TESTS}/")],
+        [t for t in ids if t.startswith(f"{HIDDEN_TESTS}/")],
+    )
+
+
+def run_tests(
+    dest: Path, env: Mapping[str, str], timeout_s: float, *, tb: str = "no", hidden: bool = True
+) -> PytestRun:
+    paths = [VISIBLE_TESTS, HIDDEN_TESTS] if hidden else [VISIBLE_TESTS]
+    return run_pytest(
+        dest, paths, env=env, config_dir=dest.parent / "config", timeout_s=timeout_s, tb=tb
+    )
+
+
+def _scratch(root: Path, label: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root)) / "project"
+
+
+def run_untouched(
+    task: CodeTask, *, env: Mapping[str, str], scratch: Path, timeout_s: float
+) -> PytestRun:
+    """The tests on the untouched project: which tests exist, which passed before."""
+    dest = _scratch(scratch, f"{task.id}-before")
+    try:
+        graded_copy(task.project_dir, task.project_dir, task.hidden_dir, dest)
+        run = run_tests(dest, env, timeout_s)
+    finally:
+        shutil.rmtree(dest.parent, ignore_errors=True)
+    visible, hidden = expected_ids(run)
+    if run.collection_errors or run.forgery or run.timed_out or not visible or not hidden:
+        why = (
+            f"collection errors in {run.collection_errors}"
+            if run.collection_errors
+            else run.forgery or run.summary or "no visible or no hidden tests ran"
+        )
+        msg = (
+            f"task definition error: {task.folder}: the untouched project's tests do not run "
+            f"cleanly ({why}); every test must be collected on the untouched project"
+        )
+        raise InvalidInputError(msg)
+    return run
+
+
+def grade(
+    task: CodeTask,
+    project: Path,
+    baseline: Path,
+    before: PytestRun,
+    *,
+    env: Mapping[str, str],
+    scratch: Path,
+    timeout_s: float,
+) -> Grade:
+    """Grade the agent's `project` against the untouched run `before`."""
+    dest = _scratch(scratch, task.id)
+    restored = graded_copy(project, baseline, task.hidden_dir, dest)
+    # A graded copy that is the untouched project file for file (the agent changed nothing,
+    # or only what was put back) is the tree `before` ran on: its outcomes stand.
+    changed = [p for p in touched_files(baseline, dest) if not p.startswith(f"{HIDDEN_TESTS}/")]
+    run = before if not changed else run_tests(dest, env, timeout_s)
+    visible, hidden = expected_ids(before)
+    result = Grade(
+        folder=dest,
+        run=run,
+        visible=visible,
+        hidden=hidden,
+        restored=restored,
+        tampered=tampering(dest),
+    )
+    if run.forgery:
+        result.tampered.append(f"test output not trusted: {run.forgery}")
+    result.regressions = [
+        t for t, o in sorted(before.outcomes.items()) if o == "passed" and run.outcomes.get(t) != o
+    ]
+    if task.invariant is not None:
+        result.invariant = check_probe(task.invariant, dest, env, INVARIANT_TIMEOUT_S)
+    return result
