@@ -101,3 +101,16 @@ def test_pass_hat_k_formula() -> None:
     assert pass_hat_k(4, 1, 2) == 0.0
     with pytest.raises(ValueError):
         pass_hat_k(2, 1, 3)
+
+
+def test_engine_gate_fails_a_scenario_that_stopped_passing(tmp_path: Path) -> None:
+    scen = write(tmp_path / "sc", [scenario("g1"), scenario("g2")])
+    world = World()
+    with serve(world) as url:
+        assert run(url, scen, tmp_path / "base") == 0
+        assert run(url, scen, tmp_path / "same", "--gate", str(tmp_path / "base")) == 0
+        world.judge["g2"] = [FAIL]
+        assert run(url, scen, tmp_path / "worse", "--gate", str(tmp_path / "base")) == 1
+    env = json.loads((tmp_path / "worse" / "results.json").read_text())
+    assert env["verdict"]["passed"] is False
+    assert any(f["item"] == "g2" and f["gated"] for f in env["verdict"]["flips"])
