@@ -70,6 +70,7 @@ class AgentSuite(Suite):
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
         self._agent: ChatAgent | None = None
+        self._abandoned: list[ChatAgent] = []
 
     # ---- configuration --------------------------------------------------------------------
 
@@ -143,8 +144,14 @@ class AgentSuite(Suite):
 
     def teardown(self) -> None:
         if self._agent is not None:
-            self._agent.close()
+            self._abandoned.append(self._agent)
             self._agent = None
+        for agent in self._abandoned:
+            try:
+                agent.close()
+            except Exception:  # an abandoned agent's call may still hold what close frees
+                continue
+        self._abandoned.clear()
 
     def _agent_now(self) -> ChatAgent:
         if self._agent is None:
@@ -192,7 +199,9 @@ class AgentSuite(Suite):
         t.start()
         t.join(left)
         if t.is_alive():
-            self._agent = None  # abandoned: its call may still be running
+            if self._agent is not None:  # abandoned: its call may still be running
+                self._abandoned.append(self._agent)
+                self._agent = None
             raise _Timeout
         if "error" in box:
             raise box["error"]
