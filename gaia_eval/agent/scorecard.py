@@ -9,146 +9,19 @@ from collections import defaultdict
 from math import comb
 from typing import Any
 
-from pydantic import Field
-
 from gaia_eval.agent.blame import FAIL_SCORE_CAP
-from gaia_eval.agent.models import STATUSES, DriverUsage, ScenarioResult
-from gaia_eval.core.models import ResultModel
+from gaia_eval.agent.models import (
+    STATUSES,
+    Counts,
+    DriverUsage,
+    Repeat,
+    Row,
+    ScenarioResult,
+    Scorecard,
+)
 from gaia_eval.core.results import Envelope
 
-
-class Counts(ResultModel):
-    """Scenario counts by outcome."""
-
-    total_scenarios: int = 0
-    """Scenario runs asked for (repeats count separately)."""
-    passed: int = 0
-    """PASS."""
-    failed: int = 0
-    """FAIL blamed on the agent (or the environment): the agent's failures."""
-    failed_driver_blamed: int = 0
-    """FAIL the judge blamed on the driver (the simulator): not an agent failure."""
-    blocked: int = 0
-    """BLOCKED: the agent's architecture cannot do it."""
-    timeout: int = 0
-    """TIMEOUT."""
-    budget_exceeded: int = 0
-    """BUDGET_EXCEEDED."""
-    infra_error: int = 0
-    """INFRA_ERROR plus SETUP_ERROR: unmeasured, never a score."""
-    setup_error: int = 0
-    """SETUP_ERROR alone (indexing gave 0 chunks)."""
-    skipped: int = 0
-    """SKIPPED_NO_DOCUMENT."""
-    errored: int = 0
-    """ERRORED (the agent crashed, or the judge gave no usable reply), and unknown statuses."""
-    not_run: int = 0
-    """NOT_RUN: never started (an outage stopped the run first)."""
-    pass_rate: float | None = None
-    """passed / total_scenarios."""
-    judged_pass_rate: float | None = None
-    """passed / (PASS + agent FAIL + BLOCKED); driver-blamed failures are left out."""
-    avg_score: float | None = None
-    """Mean score of judged scenarios, each FAIL capped at 5.99."""
-
-
-class Performance(ResultModel):
-    """The agent's figures over the run."""
-
-    avg_tokens_per_second: float | None = None
-    """Mean over scenarios that have it."""
-    avg_time_to_first_token: float | None = None
-    """Mean seconds over scenarios that have it."""
-    total_input_tokens: int = 0
-    """Agent prompt tokens."""
-    total_output_tokens: int = 0
-    """Agent completion tokens."""
-    scenarios_with_data: int = 0
-    """Scenarios with tokens/s or TTFT."""
-    flags: dict[str, int] = Field(default_factory=dict)
-    """How many scenarios raised each perf flag."""
-
-
-class Cost(ResultModel):
-    """What the driver spent (it plays the user and judges, so both jobs are in here)."""
-
-    driver: DriverUsage = Field(default_factory=DriverUsage)
-    """Summed over the scenarios that recorded usage."""
-    scenarios_counted: int = 0
-    """Scenarios whose usage is in the totals."""
-    scenarios_missing: int = 0
-    """Scenarios whose usage is not (not run, unmeasured, killed on timeout)."""
-    cost_known: int = 0
-    """Scenarios with a known cost."""
-    estimated_total_usd: float | None = None
-    """The driver's known cost; None when no scenario has one."""
-    by_category: dict[str, DriverUsage] = Field(default_factory=dict)
-    """Usage per category."""
-
-
-class Repeat(ResultModel):
-    """pass^k and flips of one scenario over K repeats."""
-
-    scenario_id: str
-    """The scenario."""
-    n: int
-    """Judged repeats (PASS, FAIL, BLOCKED)."""
-    c: int
-    """Passing repeats."""
-    pass_hat_k: dict[str, float] = Field(default_factory=dict)
-    """k -> C(c,k)/C(n,k), the chance that k draws without replacement all pass."""
-    flip_rate: float | None = None
-    """Share of consecutive repeat pairs whose pass state differs."""
-
-
-class Row(ResultModel):
-    """One scenario run in the scorecard."""
-
-    id: str
-    """Item id (`scenario` or `scenario@r` with repeats)."""
-    scenario_id: str
-    """The scenario."""
-    category: str
-    """Its category."""
-    status: str
-    """Its status."""
-    overall_score: float | None = None
-    """Its score (uncapped)."""
-    blame: str | None = None
-    """Blame of a FAIL."""
-    reason: str = ""
-    """Why the status."""
-    commit: str | None = None
-    """Commit it ran at."""
-    ran_at: str | None = None
-    """When it finished."""
-    elapsed_s: float | None = None
-    """Wall seconds."""
-
-
-class Scorecard(ResultModel):
-    """The agent suite's summary."""
-
-    config: dict[str, Any] = Field(default_factory=dict)
-    """agent_model (the agent's model), model (the driver's), tier, scenario_filter, repeats."""
-    summary: Counts = Field(default_factory=Counts)
-    """Counts and rates."""
-    by_category: dict[str, Counts] = Field(default_factory=dict)
-    """The same per category."""
-    scenarios: list[Row] = Field(default_factory=list)
-    """Every asked scenario run, NOT_RUN included."""
-    performance: Performance = Field(default_factory=Performance)
-    """The agent's figures."""
-    cost: Cost = Field(default_factory=Cost)
-    """The driver's spend."""
-    repeats: list[Repeat] = Field(default_factory=list)
-    """pass^k per scenario (with --repeats > 1)."""
-    pass_hat_k: dict[str, float] = Field(default_factory=dict)
-    """k -> mean pass^k over scenarios with n >= k judged repeats."""
-    flipping_scenarios: int = 0
-    """Scenarios whose repeats disagree."""
-    warnings: list[str] = Field(default_factory=list)
-    """Reasons to distrust the numbers (unknown statuses, unmeasured scenarios)."""
+__all__ = ["Counts", "Repeat", "Row", "Scorecard", "build", "pass_hat_k"]
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
