@@ -69,6 +69,8 @@ class World:
         """scenario id or "id/turn" -> list of payloads, cycled per call."""
         self.outage: dict[str, tuple[int, str]] = {}
         """scenario id -> (HTTP status, body) answered to every driver call while set."""
+        self.message_errors: dict[str, tuple[int, str]] = {}
+        """scenario id -> (HTTP status, body) answered to the simulator's requests."""
         self.calls: dict[str, int] = {}
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -118,6 +120,9 @@ class World:
         if scen in self.outage:
             status, text = self.outage[scen]
             return status, {"error": {"type": "rate_limit_error", "message": text}}
+        if system.startswith("You play") and scen in self.message_errors:
+            status, text = self.message_errors[scen]
+            return status, {"error": {"message": text}}
         if system.startswith("You play"):
             content = json.dumps({"message": f"simulated message {n} for {scen}"})
         else:

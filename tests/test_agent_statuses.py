@@ -188,3 +188,25 @@ def test_filtered_run_is_labelled(tmp_path: Path, no_backoff: None) -> None:
     assert c["config"]["scenario_filter"] == {"scenarios": [], "categories": ["honesty"]}
     assert [r["id"] for r in c["scenarios"]] == ["b1"]
     assert "Filtered run" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_driver_writes_messages_and_a_refused_request_is_errored(
+    tmp_path: Path, no_backoff: None
+) -> None:
+    written = scenario("s_written")
+    refused = scenario("s_refused")
+    for sc in (written, refused):
+        del sc["turns"][0]["user_message"]
+    scen = write(tmp_path / "sc", [written, refused])
+    world = World()
+    world.message_errors["s_refused"] = (400, "response_format is not supported")
+    with serve(world) as url:
+        assert run(url, scen, tmp_path / "out") == 0
+    assert statuses(tmp_path / "out") == {"s_written": "PASS", "s_refused": "ERRORED"}
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    by_id = {r["id"]: r["result"] for r in res["items"]}
+    assert by_id["s_written"]["turns"][0]["user_message"] == "simulated message 1 for s_written"
+    assert by_id["s_written"]["driver_usage"]["calls"] == 2  # the message and the judgement
+    assert "could not write a message" in by_id["s_refused"]["reason"]
+    sim = [r for r in world.requests if r["messages"][0]["content"].startswith("You play")]
+    assert sim and all(r["response_format"]["type"] == "json_schema" for r in sim)

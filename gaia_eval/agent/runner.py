@@ -20,7 +20,7 @@ from gaia_eval.agent.models import (
 )
 from gaia_eval.agent.protocol import AgentReply, ChatAgent
 from gaia_eval.agent.scenarios import Loaded, effective_timeout, in_tier
-from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+from gaia_eval.core.errors import GaiaEvalError, InfrastructureError, InvalidInputError
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
@@ -258,6 +258,10 @@ class AgentSuite(Suite):
             res.status, res.reason = "ERRORED", f"the agent crashed: {err}"
             res.driver_usage = usage
             return
+        except _DriverError as err:
+            res.status, res.reason = "ERRORED", f"the driver could not write a message: {err}"
+            res.driver_usage = usage
+            return
         res.driver_usage = usage
         self._summarise_perf(res)
         self._decide(res)
@@ -273,10 +277,16 @@ class AgentSuite(Suite):
         sc = loaded.scenario
         t0 = time.monotonic()
         driver = self.cfg.driver
-        message = self._bounded(
-            lambda: driver.write_message(sc, turn, history, usage, deadline - time.monotonic()),
-            deadline,
-        )
+
+        def write() -> str:
+            try:
+                return driver.write_message(sc, turn, history, usage, deadline - time.monotonic())
+            except InfrastructureError:
+                raise
+            except GaiaEvalError as err:  # a refused driver request: no message, no score
+                raise _DriverError(str(err)) from err
+
+        message: str = self._bounded(write, deadline)
         agent = self._agent_now()
 
         def send() -> AgentReply:
@@ -444,4 +454,8 @@ class AgentSuite(Suite):
 
 
 class _AgentCrash(Exception):
+    pass
+
+
+class _DriverError(Exception):
     pass
