@@ -41,6 +41,8 @@ class ChatReply:
     output_tokens: int = 0
     cached_tokens: int = 0
     raw_message: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    """The `model` the server says answered (None when it did not say)."""
 
 
 @dataclass
@@ -207,6 +209,7 @@ def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
         output_tokens=int(usage.get("completion_tokens") or 0),
         cached_tokens=int(details.get("cached_tokens") or 0),
         raw_message=message,
+        model=str(data["model"]) if data.get("model") else None,
     )
 
 
@@ -235,6 +238,8 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
             msg = f"{url} stream error: {str(chunk['error'])[:300]}"
             raise InfrastructureError(msg)
         usage = chunk.get("usage") or usage
+        if chunk.get("model"):
+            reply.model = str(chunk["model"])
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             if choice.get("finish_reason"):

@@ -1,0 +1,429 @@
+"""The scenario format (YAML) and the result models of one scenario run."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gaia_eval.core.models import ResultModel
+
+Status = Literal[
+    "PASS",
+    "FAIL",
+    "BLOCKED",
+    "INFRA_ERROR",
+    "SETUP_ERROR",
+    "TIMEOUT",
+    "BUDGET_EXCEEDED",
+    "ERRORED",
+    "NOT_RUN",
+    "SKIPPED_NO_DOCUMENT",
+]
+STATUSES: tuple[Status, ...] = (
+    "PASS",
+    "FAIL",
+    "BLOCKED",
+    "INFRA_ERROR",
+    "SETUP_ERROR",
+    "TIMEOUT",
+    "BUDGET_EXCEEDED",
+    "ERRORED",
+    "NOT_RUN",
+    "SKIPPED_NO_DOCUMENT",
+)
+JUDGED: tuple[Status, ...] = ("PASS", "FAIL", "BLOCKED")
+Blame = Literal["agent", "driver", "environment"]
+DIMENSIONS: dict[str, float] = {
+    "correctness": 0.25,
+    "tool_selection": 0.20,
+    "context_retention": 0.20,
+    "completeness": 0.15,
+    "efficiency": 0.10,
+    "personality": 0.05,
+    "error_recovery": 0.05,
+}
+"""The seven dimensions and their weights (they sum to 1)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+# ---- scenario YAML ---------------------------------------------------------------------------
+
+
+class Document(_Strict):
+    """A document the agent indexes before the first turn."""
+
+    path: str
+    """File path: relative to the scenario file, then to the RAG corpus folder
+    (gaia_eval/retrieval/data), then to the agent suite's data folder."""
+    corpus_doc: str | None = None
+    """The document's id in the RAG pr corpus (repo_docs.json), when it is one of those."""
+
+
+class Setup(_Strict):
+    """What exists before the first turn."""
+
+    index_documents: list[Document]
+    """Documents to index; an empty list is allowed."""
+
+
+class GroundTruth(_Strict):
+    """What a correct turn contains."""
+
+    doc_id: str | None = None
+    """The corpus document holding the fact."""
+    fact_id: str | None = None
+    """The fact's id (a repo_docs question id, e.g. repo-021)."""
+    expected_answer: str | None = None
+    """The answer; null means the correct answer is "it is not in the documents"."""
+    expected_behavior: str | None = None
+    """What the agent should do, when it is behaviour rather than a fact."""
+
+
+class Turn(_Strict):
+    """One user turn."""
+
+    turn: int
+    """1..n, consecutive."""
+    objective: str
+    """What the simulated user wants from this turn (the driver writes the message from it
+    and the persona when `user_message` is absent)."""
+    user_message: str | None = None
+    """The exact message to send; when present the driver does not write one."""
+    ground_truth: GroundTruth | None = None
+    """What a correct reply contains."""
+    success_criteria: str | None = None
+    """A plain-language bar the judge applies."""
+
+
+class Scenario(_Strict):
+    """One scenario file."""
+
+    id: str
+    """Stable id (the result's key)."""
+    name: str = ""
+    """Short title."""
+    category: str
+    """rag_quality, multi_turn, memory, honesty, prompt_injection, refusal, tool_selection..."""
+    severity: str = "medium"
+    """How bad a failure is: low, medium, high, critical."""
+    description: str = ""
+    """What the scenario checks and why."""
+    persona: str
+    """Who the simulated user is (casual_user, power_user, ... or your own)."""
+    setup: Setup
+    """Documents to index."""
+    turns: list[Turn]
+    """The user turns, in order."""
+    expected_outcome: str = ""
+    """What the whole conversation should achieve."""
+    tags: list[str] = Field(default_factory=list)
+    """Free tags (`verbatim` for single-tool probes)."""
+
+
+# ---- results ---------------------------------------------------------------------------------
+
+
+class Scores(ResultModel):
+    """The seven dimensions, 0-10 each, after clamping and gaia_eval's rules."""
+
+    correctness: float
+    """Is the answer right (0 when a number is more than 5 % off, a name is wrong...)."""
+    tool_selection: float
+    """Did the agent use the right tools."""
+    context_retention: float
+    """Did it keep what earlier turns said (at most 4 when it re-asks)."""
+    completeness: float
+    """Did it answer all of the question."""
+    efficiency: float
+    """No wasted calls (0 for a loop of 3+ identical calls)."""
+    personality: float
+    """Tone fit for the persona."""
+    error_recovery: float
+    """Recovery from tool errors and misunderstandings."""
+
+
+class ToolUse(ResultModel):
+    """One tool call the agent made in a turn."""
+
+    name: str
+    """Tool name."""
+    arguments: str = ""
+    """Arguments as the agent wrote them."""
+    output: str = ""
+    """What the tool returned (cut to 600 characters)."""
+    by: Literal["model", "pipeline"] = "model"
+    """model: the model asked for it; pipeline: the agent ran it before asking the model."""
+
+
+class TurnPerformance(ResultModel):
+    """The agent's own figures for one turn."""
+
+    tokens_per_second: float | None = None
+    """Output tokens per second of generation (after the first token)."""
+    time_to_first_token: float | None = None
+    """Seconds from sending to the first token of the last model call."""
+    input_tokens: int = 0
+    """Prompt tokens over the turn's model calls."""
+    output_tokens: int = 0
+    """Completion tokens over the turn's model calls."""
+    flags: list[str] = Field(default_factory=list)
+    """no_stats, low_throughput (< 5 tok/s), high_latency (TTFT > 5 s), token_explosion
+    (input > 4,000 tokens); informational."""
+
+
+class RecommendedFix(ResultModel):
+    """Where the judge thinks a fix belongs."""
+
+    target: str
+    """architecture, prompt, tool_description or rag_pipeline."""
+    file: str = ""
+    """A file, when it names one."""
+    description: str = ""
+    """What to change."""
+
+
+class TurnResult(ResultModel):
+    """One judged turn."""
+
+    turn: int
+    """Turn number."""
+    user_message: str
+    """What the simulated user sent."""
+    agent_response: str
+    """What the agent answered (cut to 4,000 characters)."""
+    agent_tools: list[ToolUse] = Field(default_factory=list)
+    """Tool calls of the turn."""
+    agent_model: str | None = None
+    """The model the agent reports it ran for this turn (None: it did not say)."""
+    scores: Scores | None = None
+    """The dimensions after gaia_eval's rules; None when the judge gave no usable reply."""
+    judge_overall: float | None = None
+    """The judge's own overall figure (overwritten: gaia_eval recomputes it)."""
+    overall_score: float | None = None
+    """The weighted score gaia_eval computed from `scores` (0-10)."""
+    passed: bool | None = Field(default=None, alias="pass")
+    """Pass rule: correctness >= 4 and overall >= 6.0."""
+    failure_category: str | None = None
+    """The judge's short label for a failure."""
+    reasoning: str = ""
+    """The judge's reasoning."""
+    blame: Blame | None = None
+    """For a failed turn: whose fault (agent, driver = the simulator, environment)."""
+    blame_evidence: str = ""
+    """The judge's evidence for the blame."""
+    blocked: bool = False
+    """The judge says the agent's architecture cannot do this (BLOCKED)."""
+    rules: list[str] = Field(default_factory=list)
+    """gaia_eval's own rules that changed the judge's scores, one line each."""
+    judge_error: str | None = None
+    """Why the judge reply was unusable (never a score)."""
+    recommended_fix: RecommendedFix | None = None
+    """Where the judge thinks a fix belongs."""
+    performance: TurnPerformance = Field(default_factory=TurnPerformance)
+    """The agent's figures."""
+    seconds: float = 0.0
+    """Wall seconds of the turn (agent and judge)."""
+
+
+class DriverUsage(ResultModel):
+    """What the driver (user simulator and judge in one) spent on a scenario."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+    cache_read_tokens: int | None = None
+    """Prompt tokens read from a cache (None: the backend does not say)."""
+    cache_write_tokens: int | None = None
+    """Prompt tokens written to a cache (None: the backend does not say)."""
+    calls: int = 0
+    """Driver requests."""
+    cost_usd: float | None = None
+    """Cost; None when unknown (never $0.00 for unknown)."""
+    cost_source: str | None = None
+    """Where the cost came from: harness_counts (rate card x tokens), api_equivalent, ..."""
+
+
+class ScenarioResult(ResultModel):
+    """One scenario run (one repeat)."""
+
+    scenario_id: str
+    """The scenario's id."""
+    repeat: int = 1
+    """Which repeat (1..K)."""
+    category: str
+    """The scenario's category."""
+    status: Status
+    """PASS, FAIL, BLOCKED, INFRA_ERROR, SETUP_ERROR, TIMEOUT, BUDGET_EXCEEDED, ERRORED,
+    NOT_RUN or SKIPPED_NO_DOCUMENT."""
+    overall_score: float | None = None
+    """Mean of the turns' weighted scores (0-10); None when not judged."""
+    turns: list[TurnResult] = Field(default_factory=list)
+    """The turns that ran."""
+    blame: Blame | None = None
+    """For FAIL: whose fault the first failed turn was; driver-blamed failures are
+    reported apart, never as agent failures."""
+    reason: str = ""
+    """Why the status, in one line (the missing document, the timeout, the model seen)."""
+    root_cause: str = ""
+    """The first failed turn's reasoning."""
+    recommended_fix: RecommendedFix | None = None
+    """Where a fix belongs, when the judge said."""
+    performance_summary: TurnPerformance = Field(default_factory=TurnPerformance)
+    """The turns' figures: mean tokens/s and TTFT over turns that have them, token sums,
+    every flag raised."""
+    driver_usage: DriverUsage | None = None
+    """What the driver spent; None when nothing was recorded (killed, unmeasured)."""
+    chunks_indexed: int | None = None
+    """Chunks the agent indexed for the scenario's documents."""
+    agent_models: list[str] = Field(default_factory=list)
+    """Distinct models the agent reported running."""
+    elapsed_s: float = 0.0
+    """Wall seconds of the scenario."""
+    timeout_s: float = 0.0
+    """The effective timeout it ran under."""
+
+
+# ---- the scorecard ---------------------------------------------------------------------------
+
+
+class Counts(ResultModel):
+    """Scenario counts by outcome."""
+
+    total_scenarios: int = 0
+    """Scenario runs asked for (repeats count separately)."""
+    passed: int = 0
+    """PASS."""
+    failed: int = 0
+    """FAIL blamed on the agent (or the environment): the agent's failures."""
+    failed_driver_blamed: int = 0
+    """FAIL the judge blamed on the driver (the simulator): not an agent failure."""
+    blocked: int = 0
+    """BLOCKED: the agent's architecture cannot do it."""
+    timeout: int = 0
+    """TIMEOUT."""
+    budget_exceeded: int = 0
+    """BUDGET_EXCEEDED."""
+    infra_error: int = 0
+    """INFRA_ERROR plus SETUP_ERROR: unmeasured, never a score."""
+    setup_error: int = 0
+    """SETUP_ERROR alone (indexing gave 0 chunks)."""
+    skipped: int = 0
+    """SKIPPED_NO_DOCUMENT."""
+    errored: int = 0
+    """ERRORED (the agent crashed, or the judge gave no usable reply), and unknown statuses."""
+    not_run: int = 0
+    """NOT_RUN: never started (an outage stopped the run first)."""
+    pass_rate: float | None = None
+    """passed / total_scenarios."""
+    judged_pass_rate: float | None = None
+    """passed / (PASS + agent FAIL + BLOCKED); driver-blamed failures are left out."""
+    avg_score: float | None = None
+    """Mean score of judged scenarios, each FAIL capped at 5.99."""
+
+
+class Performance(ResultModel):
+    """The agent's figures over the run."""
+
+    avg_tokens_per_second: float | None = None
+    """Mean over scenarios that have it."""
+    avg_time_to_first_token: float | None = None
+    """Mean seconds over scenarios that have it."""
+    total_input_tokens: int = 0
+    """Agent prompt tokens."""
+    total_output_tokens: int = 0
+    """Agent completion tokens."""
+    scenarios_with_data: int = 0
+    """Scenarios with tokens/s or TTFT."""
+    flags: dict[str, int] = Field(default_factory=dict)
+    """How many scenarios raised each perf flag."""
+
+
+class Cost(ResultModel):
+    """What the driver spent (it plays the user and judges, so both jobs are in here)."""
+
+    driver: DriverUsage = Field(default_factory=DriverUsage)
+    """Summed over the scenarios that recorded usage."""
+    scenarios_counted: int = 0
+    """Scenarios whose usage is in the totals."""
+    scenarios_missing: int = 0
+    """Scenarios whose usage is not (not run, unmeasured, killed on timeout)."""
+    cost_known: int = 0
+    """Scenarios with a known cost."""
+    estimated_total_usd: float | None = None
+    """The driver's known cost; None when no scenario has one."""
+    by_category: dict[str, DriverUsage] = Field(default_factory=dict)
+    """Usage per category."""
+
+
+class Repeat(ResultModel):
+    """pass^k and flips of one scenario over K repeats."""
+
+    scenario_id: str
+    """The scenario."""
+    n: int
+    """Judged repeats (PASS, FAIL, BLOCKED)."""
+    c: int
+    """Passing repeats."""
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """k -> C(c,k)/C(n,k), the chance that k draws without replacement all pass."""
+    flip_rate: float | None = None
+    """Share of consecutive repeat pairs whose pass state differs."""
+
+
+class Row(ResultModel):
+    """One scenario run in the scorecard."""
+
+    id: str
+    """Item id (`scenario` or `scenario@r` with repeats)."""
+    scenario_id: str
+    """The scenario."""
+    category: str
+    """Its category."""
+    status: str
+    """Its status."""
+    overall_score: float | None = None
+    """Its score (uncapped)."""
+    blame: str | None = None
+    """Blame of a FAIL."""
+    reason: str = ""
+    """Why the status."""
+    commit: str | None = None
+    """Commit it ran at."""
+    ran_at: str | None = None
+    """When it finished."""
+    elapsed_s: float | None = None
+    """Wall seconds."""
+
+
+class Scorecard(ResultModel):
+    """The agent suite's summary."""
+
+    config: dict[str, Any] = Field(default_factory=dict)
+    """agent_model (the agent's model), model (the driver's), tier, scenario_filter, repeats."""
+    summary: Counts = Field(default_factory=Counts)
+    """Counts and rates."""
+    by_category: dict[str, Counts] = Field(default_factory=dict)
+    """The same per category."""
+    scenarios: list[Row] = Field(default_factory=list)
+    """Every asked scenario run, NOT_RUN included."""
+    performance: Performance = Field(default_factory=Performance)
+    """The agent's figures."""
+    cost: Cost = Field(default_factory=Cost)
+    """The driver's spend."""
+    repeats: list[Repeat] = Field(default_factory=list)
+    """pass^k per scenario (with --repeats > 1)."""
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """k -> mean pass^k over scenarios with n >= k judged repeats."""
+    flipping_scenarios: int = 0
+    """Scenarios whose repeats disagree."""
+    warnings: list[str] = Field(default_factory=list)
+    """Reasons to distrust the numbers (unknown statuses, unmeasured scenarios)."""
+
+
+RESULT_MODELS = (ScenarioResult, Scorecard)
+INPUT_MODELS = (Scenario,)

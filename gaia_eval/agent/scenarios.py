@@ -1,0 +1,208 @@
+"""Load scenario YAML from the package and `--scenarios-dir`, validate it, resolve documents,
+and read the CI tiers (`data/ci_tiers.json`: the tier of every shipped scenario and why)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from gaia_eval.agent.models import Document, Scenario
+from gaia_eval.core.errors import InvalidInputError
+
+KNOWN_PERSONAS = (
+    "casual_user",
+    "power_user",
+    "confused_user",
+    "adversarial_user",
+    "data_analyst",
+    "home_user",
+    "small_business_owner",
+    "student",
+    "creative_professional",
+)
+TIERS = ("smoke", "full", "backlog")
+"""`full` runs the smoke scenarios too; `backlog` runs only its own; `custom` selects the
+scenarios of `--scenarios-dir` that ci_tiers.json does not list; `all` is everything."""
+
+
+def data_dir() -> Path:
+    return Path(str(resources.files("gaia_eval.agent").joinpath("data")))
+
+
+def corpus_dir() -> Path:
+    """The RAG pr corpus root (repo_docs.json and corpus/)."""
+    return Path(str(resources.files("gaia_eval.retrieval").joinpath("data")))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A validated scenario and where it came from."""
+
+    scenario: Scenario
+    source: Path
+    documents: tuple[Path | None, ...]
+    """Each document resolved to a file, or None when it is missing."""
+    tier: str
+    reason: str
+
+    @property
+    def missing(self) -> list[str]:
+        docs = self.scenario.setup.index_documents
+        return [d.path for d, p in zip(docs, self.documents, strict=True) if p is None]
+
+    def definition(self) -> dict[str, Any]:
+        """What the definition digest covers: the scenario and its documents' content."""
+        digests = [
+            None if p is None else hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in self.documents
+        ]
+        return {"scenario": self.scenario.model_dump(mode="json"), "documents": digests}
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def validate(data: object, source: Path) -> Scenario:
+    """One scenario document -> Scenario; InvalidInputError naming the file and field."""
+    if not isinstance(data, dict):
+        msg = f"{source}: a scenario is a mapping (id, category, persona, setup, turns)"
+        raise InvalidInputError(msg)
+    for key in ("id", "category", "persona", "setup", "turns"):
+        if key not in data:
+            msg = f"{source}: field {key!r} is required"
+            raise InvalidInputError(msg)
+    setup = data.get("setup")
+    if not isinstance(setup, dict) or "index_documents" not in setup:
+        msg = f"{source}: field 'setup.index_documents' is required (an empty list is allowed)"
+        raise InvalidInputError(msg)
+    turns = data.get("turns")
+    if isinstance(turns, list):
+        for i, t in enumerate(turns):
+            if isinstance(t, dict) and isinstance(t.get("success_criteria"), dict):
+                msg = (
+                    f"{source}: turns[{i}].success_criteria is a mapping; write it as one "
+                    "plain string (put facts under ground_truth)"
+                )
+                raise InvalidInputError(msg)
+    try:
+        sc = Scenario.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        msg = f"{source}: field {_field(first['loc'])!r}: {first['msg']}"
+        raise InvalidInputError(msg) from None
+    if not sc.id.strip() or sc.id != sc.id.strip():
+        msg = f"{source}: field 'id' is empty or padded"
+        raise InvalidInputError(msg)
+    if not sc.persona.strip():
+        msg = f"{source}: field 'persona' must be a non-empty string (e.g. casual_user)"
+        raise InvalidInputError(msg)
+    if not sc.turns:
+        msg = f"{source}: field 'turns' must list at least one turn"
+        raise InvalidInputError(msg)
+    for i, turn in enumerate(sc.turns):
+        if turn.turn != i + 1:
+            msg = (
+                f"{source}: turns[{i}].turn is {turn.turn}; turn numbers must be unique and "
+                f"sequential from 1 (expected {i + 1})"
+            )
+            raise InvalidInputError(msg)
+        gt = turn.ground_truth
+        has_gt = gt is not None and any(v is not None for v in gt.model_dump().values())
+        if gt is not None and not has_gt and "expected_answer" in _raw_gt(data, i):
+            has_gt = True  # expected_answer: null -> "not in the documents" is a truth
+        if not has_gt and not (turn.success_criteria or "").strip():
+            msg = (
+                f"{source}: turns[{i}] needs a non-empty ground_truth or a non-empty "
+                "success_criteria string"
+            )
+            raise InvalidInputError(msg)
+    for i, doc in enumerate(sc.setup.index_documents):
+        if not doc.path.strip():
+            msg = f"{source}: setup.index_documents[{i}].path is empty"
+            raise InvalidInputError(msg)
+    return sc
+
+
+def _raw_gt(data: dict[str, Any], i: int) -> dict[str, Any]:
+    t = data["turns"][i]
+    gt = t.get("ground_truth") if isinstance(t, dict) else None
+    return gt if isinstance(gt, dict) else {}
+
+
+def resolve_document(doc: Document, source: Path) -> Path | None:
+    for root in (source.parent, corpus_dir(), data_dir()):
+        p = root / doc.path
+        if p.is_file():
+            return p
+    return None
+
+
+def _read(path: Path) -> list[Scenario]:
+    import yaml
+
+    try:
+        docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+    except yaml.YAMLError as err:
+        msg = f"{path}: not valid YAML ({err})"
+        raise InvalidInputError(msg) from None
+    return [validate(d, path) for d in docs if d is not None]
+
+
+def load_tiers() -> dict[str, dict[str, str]]:
+    path = data_dir() / "ci_tiers.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = data.get("scenarios")
+    if not isinstance(rows, dict):
+        msg = f"{path}: expected {{'scenarios': {{id: {{tier, reason}}}}}}"
+        raise InvalidInputError(msg)
+    for sid, row in rows.items():
+        if not isinstance(row, dict) or row.get("tier") not in TIERS or not row.get("reason"):
+            msg = f"{path}: scenarios.{sid} needs a tier ({', '.join(TIERS)}) and a reason"
+            raise InvalidInputError(msg)
+    return {k: {"tier": str(v["tier"]), "reason": str(v["reason"])} for k, v in rows.items()}
+
+
+def load_all(extra_dir: Path | None = None) -> list[Loaded]:
+    """Every scenario: the package's, then `extra_dir`'s (ids must be unique)."""
+    tiers = load_tiers()
+    files = sorted((data_dir() / "scenarios").rglob("*.yaml"))
+    if extra_dir is not None:
+        if not extra_dir.is_dir():
+            msg = f"--scenarios-dir {extra_dir}: not a folder"
+            raise InvalidInputError(msg)
+        files += sorted(extra_dir.rglob("*.yaml")) + sorted(extra_dir.rglob("*.yml"))
+    out: list[Loaded] = []
+    seen: dict[str, Path] = {}
+    for path in files:
+        for sc in _read(path):
+            if sc.id in seen:
+                msg = f"{path}: scenario id {sc.id!r} is already used by {seen[sc.id]}"
+                raise InvalidInputError(msg)
+            seen[sc.id] = path
+            row = tiers.get(sc.id, {"tier": "custom", "reason": "not listed in ci_tiers.json"})
+            docs = tuple(resolve_document(d, path) for d in sc.setup.index_documents)
+            out.append(Loaded(sc, path, docs, row["tier"], row["reason"]))
+    return out
+
+
+def in_tier(loaded: Loaded, tier: str) -> bool:
+    if tier == "all":
+        return True
+    if tier == "full":
+        return loaded.tier in ("smoke", "full")
+    return loaded.tier == tier
+
+
+def effective_timeout(base_s: float, documents: int, turns: int, cap_s: float = 7200.0) -> float:
+    """max(base, 240 + 90 x documents + 200 x turns), capped."""
+    return min(cap_s, max(base_s, 240.0 + 90.0 * documents + 200.0 * turns))
