@@ -417,6 +417,53 @@ class HardCase(_Model):
     """Measured values and the evidence behind the status."""
 
 
+class AnnTrial(_Model):
+    """An approximate FAISS index tried on a scale tier's vectors, against the flat index."""
+
+    index: str
+    """FAISS index (`IndexIVFFlat`, `IndexHNSWFlat`) and its search parameters."""
+    build_s: float
+    """Seconds to build (and train) it over the tier's vectors."""
+    recall_at_10_vs_flat: float
+    """Mean share of the flat index's top 10 it also returns (1.0: no loss)."""
+    p50_ms: float
+    """Median search latency per query (query vector given)."""
+    p95_ms: float
+    """95th percentile search latency per query."""
+
+
+class ScaleTier(_Model):
+    """One scale tier: the most-questioned documents padded with distractors to a size."""
+
+    kind: Literal["scale_tier"] = "scale_tier"
+    """Marks a scale-tier item."""
+    tier: int
+    """Documents indexed in the tier (targets plus distractors)."""
+    targets: list[str]
+    """The labelled documents (repo_docs' most questioned)."""
+    distractors: Literal["wikipedia", "generated"]
+    """Where the padding came from: Simple English Wikipedia, or generated offline."""
+    embedder: str
+    """The embedder that indexed the tier."""
+    ok: bool
+    """True when every target document indexed (otherwise the tier's recall is not
+    comparable)."""
+    index: IndexStats
+    """Build statistics (per-document list left out)."""
+    slowest: list[DocumentStats]
+    """The five slowest documents to index."""
+    summary: Summary
+    """Recall, MRR and latency of both pipelines over the tier's questions."""
+    faiss_index: str | None = None
+    """The system's FAISS index type (None: not the reference system)."""
+    flat_p50_ms: float | None = None
+    """Flat-index search latency (query vector given), median, for the ANN comparison."""
+    flat_p95_ms: float | None = None
+    """Flat-index search latency, 95th percentile."""
+    ann: list[AnnTrial] = Field(default_factory=list)
+    """IVF and HNSW tried from `ann_from` documents on (empty below)."""
+
+
 class RetrievalResults(_Model):
     """A RAG retrieval results.json before the suite engine (schema 1); read only, by the
     legacy converter, so the committed baseline keeps loading unedited."""
@@ -438,8 +485,10 @@ class RetrievalResults(_Model):
 # ---- the suite engine's envelope ------------------------------------------------------
 
 
-class RagItem(RootModel[Annotated[QuestionResult | HardCase, Field(discriminator="kind")]]):
-    """One item's result: a question or a hard case (told apart by `kind`)."""
+class RagItem(
+    RootModel[Annotated[QuestionResult | HardCase | ScaleTier, Field(discriminator="kind")]]
+):
+    """One item's result: a question, a hard case or a scale tier (told apart by `kind`)."""
 
 
 class DatasetSetup(_Model):
@@ -506,6 +555,9 @@ class RagSummary(_Model):
     """Every dataset, in run order."""
     hard_cases: dict[str, str] | None = None
     """Hard case id -> status (`error`: it crashed); None when none were run."""
+    canary_answers: list[str] | None = None
+    """Ids of the questions whose answer carried the prompt-injection canary (None: no
+    answers in the run)."""
 
 
 class RagItemRecord(ItemRecord):
