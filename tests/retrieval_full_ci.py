@@ -37,8 +37,8 @@ def run(argv: list[str]) -> int:
         out = [] if "--out" in argv else ["--out", str(root / "run")]
         return main(
             [*RAG, "--suite", "full", "--offline", "--sources", str(manifest), "--embedder",
-             "hash", "--retrieval-only", "--scale-tiers", "10,30", "--ann-from", "30", *out,
-             *argv]
+             "hash", "--retrieval-only", "--no-vlm", "--scale-tiers", "10,30", "--ann-from",
+             "30", *out, *argv]
         )  # fmt: skip
 
 

@@ -286,6 +286,8 @@ def test_usage_errors(
     # The shipped manifest leaves the technical documents unverified (not fetched here):
     # the full suite refuses them by name before any download.
     assert main([*RAG, "--suite", "full", "--offline"]) == 2
+    assert "--no-vlm" in capsys.readouterr().err  # a full run says whether images are read
+    assert main([*RAG, "--suite", "full", "--offline", "--no-vlm"]) == 2
     err = capsys.readouterr().err
     assert "no verified sha256" in err and "arxiv/attention-is-all-you-need" in err
     assert main([*RAG, "--system", TOY, "--embedder", "hash"]) == 2

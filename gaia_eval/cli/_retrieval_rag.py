@@ -111,6 +111,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="grade free-form (`judge`) answers with this model; without it they are "
         "counted unscored, never guessed (needs --model)",
     )
+    vlm = parser.add_mutually_exclusive_group()
+    vlm.add_argument(
+        "--vlm",
+        metavar="SPEC",
+        help="read PDF page images with this OpenAI-compatible vision model "
+        "(openai:<base_url>#<model>); it is first made to read a test image, and a model "
+        "that fails stops the run. It changes a PDF's chunks, so gates refuse to compare "
+        "VLM-on with VLM-off runs. --suite full needs --vlm or --no-vlm; pr never uses one",
+    )
+    vlm.add_argument(
+        "--no-vlm",
+        action="store_true",
+        help="leave PDF page images unread (the pr suite always does)",
+    )
     parser.add_argument(
         "--compare",
         nargs=2,
@@ -200,6 +214,19 @@ def _run(args: argparse.Namespace) -> int:
     if stray and not full:
         msg = f"{', '.join(stray)}: only with --suite full (or --fetch-only)"
         raise InvalidInputError(msg)
+    if args.vlm and not (full or args.dataset or args.beir):
+        msg = "--vlm: the pr suite never reads images (every machine scores alike); drop it"
+        raise InvalidInputError(msg)
+    if full and not (args.vlm or args.no_vlm or args.fetch_only):
+        msg = (
+            "--suite full reads PDF images through a vision model: pass --vlm "
+            "openai:<base_url>#<model>, or --no-vlm to leave them unread (recorded in the "
+            "results; gates compare only like with like)"
+        )
+        raise InvalidInputError(msg)
+    if args.vlm and args.system:
+        msg = "--vlm configures the reference system; a --system retriever brings its own"
+        raise InvalidInputError(msg)
     if full and args.system:
         msg = "--suite full measures the reference system; drop --system (or run --dataset)"
         raise InvalidInputError(msg)
@@ -237,7 +264,7 @@ def _run(args: argparse.Namespace) -> int:
         path = builtin_dataset_path("repo_docs")
         sources = [DatasetSource("builtin", path, "builtin:repo_docs")]
     embedder = args.embedder or ("" if args.system else DEFAULT_EMBEDDER)
-    maker = plugin_maker(args.system) if args.system else reference_maker(embedder)
+    maker = plugin_maker(args.system) if args.system else reference_maker(embedder, args.vlm)
     suite = RagSuite(
         tier=None if custom else args.suite,  # None: titled and foldered by its datasets
         sources=sources,
@@ -248,7 +275,13 @@ def _run(args: argparse.Namespace) -> int:
         answer_model=answer_model,
         judge=judge,
         **(full_cli.suite_extras(plan) if plan is not None else {}),
+        vlm=args.vlm,
     )
+    if args.vlm:
+        from gaia_eval.systems.rag.vlm import VisionModel
+
+        # Before anything is indexed: a VLM that cannot read stops the run with its error.
+        VisionModel(args.vlm).probe()
     if args.out is None and args.resume is None:
         name = f"retrieval-rag-{_slug(suite.run_tier())}-{timestamp_slug()}"
         args.out = Path("eval") / "results" / name

@@ -196,6 +196,7 @@ class RagSuite(Suite):
             tier=self.run_tier(),
             system=self.maker.label,
             embedder=self.embedder if reference else None,
+            model=self.vlm if reference else None,
             judge=self.judge.text if self.judge else None,
             settings=self._settings((self.vlm is not None) if reference else None),
             pending=() if reference else PLUGIN_PENDING,
