@@ -172,3 +172,40 @@ def test_vlm_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
         main([*RAG, "--vlm", "openai:http://127.0.0.1:9/v1#v", "--no-vlm"])
     assert main([*RAG, "--dataset", "x.json", "--vlm", "anthropic:claude"]) == 2
     assert "OpenAI-compatible" in capsys.readouterr().err
+
+
+def test_scanned_pdf_with_the_vlm_on_is_read_and_measured(tmp_path: Path, vision: Any) -> None:
+    from retrieval_rag_data import text_pdf
+
+    from gaia_eval.retrieval.dataset import load_dataset
+    from gaia_eval.retrieval.hard_cases import Context, scanned_pdf
+    from gaia_eval.retrieval.systems import reference_maker
+
+    folder = tmp_path / "data"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "docs" / "permit.pdf").write_bytes(
+        text_pdf([["Permit terms for the weir."], ["The weir may discharge water in spring."]])
+    )
+    q = {
+        "id": "toy-permit",
+        "doc": "permit",
+        "question": "When may the weir discharge water?",
+        "answer": "in spring",
+        "answer_type": "exact",
+        "evidence": [{"page": 2}],
+    }
+    ds = load_dataset(
+        write_dataset(folder, questions=[q], extra_docs={"permit": "docs/permit.pdf"})
+    )
+    ctx = Context(
+        dataset=ds,
+        paths={d.id: d.path for d in ds.documents},
+        texts={},
+        maker=reference_maker("hash", vision.spec),
+        work=tmp_path / "work",
+    )
+    case = scanned_pdf(ctx)
+    assert case.status == "measured", case
+    assert case.details["questions"] == 1 and case.details["chunks"] > 0
+    assert "read by the VLM" in case.finding
+    assert len(vision.images) == 2  # one image per scanned page, no probe here

@@ -294,11 +294,11 @@ def scanned_pdf(ctx: Context) -> HardCase:
             return _case(cid, title, "fail", finding, details)
         details |= recall
         hit, n = recall["hits@5"], recall["questions"]
-        finding = (
-            f"read by the VLM ({result.chunks} chunks); page-level recall@5 on the scan "
-            f"{hit}/{n}" if n else f"read by the VLM ({result.chunks} chunks); no page-labelled "
-            "question on it"
-        )
+        read = f"read by the VLM ({result.chunks} chunks)"
+        if n:
+            finding = f"{read}; page-level recall@5 on the scan {hit}/{n}"
+        else:
+            finding = f"{read}; no page-labelled question on it"
         return _case(cid, title, "measured", finding, details)
     refused = (result is None and raised) or (
         result is not None and result.status in ("empty", "failed") and result.error
