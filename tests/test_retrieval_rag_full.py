@@ -101,6 +101,12 @@ def test_full_offline_runs_every_dataset_tier_and_hard_case(
         assert d.index is not None and d.index.required_failed == 0
     fb = next(d for d in summary.datasets if d.dataset == "financebench")
     assert fb.summary.sdk.recall_at_5 == 1.0  # page-only evidence, each on its page
+    overlaps = {
+        r.id: r.result["label_overlap"] for r in env.items if r.id.startswith("financebench/")
+    }
+    assert overlaps["financebench/financebench_id_00001"] == 1.0  # its text is on its page
+    assert overlaps["financebench/financebench_id_09999"] == 1.0  # "Risk factors", page 3
+    assert "Label check: for 4 of 4" in (out / "report.md").read_text(encoding="utf-8")
     results = {r.id: result_of(r) for r in env.items}
     tiers = [r for r in results.values() if isinstance(r, ScaleTier)]
     assert [t.tier for t in tiers] == [10, 30]

@@ -376,6 +376,10 @@ class QuestionResult(_Model):
     """True when an evidence document failed to index; then every rank is None."""
     answer: AnswerResult | None = None
     """The model's graded answer (None: retrieval only, or no gold answer)."""
+    label_overlap: float | None = None
+    """Label sanity check (FinanceBench): the best share, over the question's page labels
+    with annotator text, of that text's words (its first 2,000 characters) found on the
+    labelled page; None without such labels."""
 
 
 class DatasetResult(_Model):

@@ -182,6 +182,16 @@ def warnings(env: Envelope) -> list[str]:
 def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
     s = d.summary
     blocks: list[Block] = [Para(d.description)] if d.description else []
+    checked = [q.label_overlap for q in qs if q.label_overlap is not None]
+    if checked:
+        ok = sum(1 for v in checked if v >= 0.5)
+        blocks.append(
+            Para(
+                f"Label check: for {ok} of {len(checked)} page-labelled questions at least "
+                "half the annotator's evidence words are on the labelled page "
+                f"(annotator_text_on_page_ge_0.5 = {ok / len(checked):.3f})."
+            )
+        )
     header = ["pipeline", "R@1", "R@3", "R@5", "R@10", "R@20", "MRR", "R@returned"]
     header += ["mean returned", "p50 ms", "p95 ms"]
     na = "–"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -62,6 +63,9 @@ if TYPE_CHECKING:
     from gaia_eval.llm.spec import ModelSpec
 
 SUITE = "retrieval-rag"
+LABEL_CHARS = 2000
+"""The annotator text's leading characters the label sanity check reads."""
+_WORD = re.compile(r"\w+")
 # Comparable fields a --system retriever reports only once built.
 PLUGIN_PENDING = ("embedder", "model", "VLM on")
 
@@ -143,6 +147,7 @@ class RagSuite(Suite):
         self._indexed: dict[str, Indexed] = {}
         self._work: Path | None = None
         self._distractors: list[Any] = []
+        self._page_words: dict[tuple[int, str, int], set[str]] = {}
 
     # ---- definition ----------------------------------------------------------------------
 
@@ -372,7 +377,24 @@ class RagSuite(Suite):
             agent_latency_s=round(agent_s, 6),
             evidence_not_indexed=evidence is None,
             answer=answer,
+            label_overlap=self._label_overlap(idx, q),
         )
+
+    def _label_overlap(self, idx: Indexed, q: Question) -> float | None:
+        best: float | None = None
+        for ev in q.evidence:
+            text = idx.texts.get(ev.doc)
+            if not ev.label_text or ev.page is None or text is None or not text.paged:
+                continue
+            key = (id(idx), ev.doc, ev.page)
+            if key not in self._page_words:
+                start, end = text.page_segment(ev.page)
+                self._page_words[key] = set(_WORD.findall(text.normalized[start:end].lower()))
+            words = _WORD.findall(ev.label_text[:LABEL_CHARS].lower())
+            if words:
+                share = sum(w in self._page_words[key] for w in words) / len(words)
+                best = share if best is None else max(best, share)
+        return None if best is None else round(best, 4)
 
     # ---- scale tiers ---------------------------------------------------------------------
 
