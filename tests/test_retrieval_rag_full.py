@@ -125,6 +125,8 @@ def test_full_offline_runs_every_dataset_tier_and_hard_case(
     assert near.details["filings"] == {"ACME": ["ACME_2021_10K", "ACME_2022_10K", "ACME_2023_10K"]}
     assert 0 < near.details["top5_share_from_asked_year"] <= 1
     assert env.header.settings["scale"]["tiers"] == [10, 30]
+    assert set(env.setup["sources"]) == {"financebench", "xquad", "wikipedia", "amd", "arxiv"}
+    assert env.setup["sources"]["xquad"]["license"] == "test data"
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Scale tiers" in html and "<svg" in html
 

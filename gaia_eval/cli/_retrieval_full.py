@@ -252,7 +252,10 @@ def suite_extras(p: FullPlan) -> dict[str, Any]:
     from gaia_eval.retrieval import full
     from gaia_eval.retrieval.scale import distractor_file
 
-    out: dict[str, Any] = {"scale_plan": p.scale}
+    out: dict[str, Any] = {
+        "scale_plan": p.scale,
+        "license_notes": p.corpus.manifest.license_notes(),
+    }
     if p.scale is not None and p.scale.distractors == "wikipedia":
         out["wikipedia"] = p.corpus.check(distractor_file())
     if p.hard_cases and p.options.wants("financebench"):

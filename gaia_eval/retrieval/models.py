@@ -525,6 +525,8 @@ class RagSetup(BaseModel):
     """Every dataset of the run, in run order."""
     system: SystemSettings | None = None
     """The system's reported settings (None when setup stopped before building it)."""
+    sources: dict[str, dict[str, str]] | None = None
+    """Full suite: each corpus source's title, homepage and license (from sources.json)."""
 
     def index(self, dataset: str) -> IndexStats | None:
         """The dataset's index statistics (None: not indexed, e.g. setup stopped first)."""

@@ -74,9 +74,10 @@ def sections(env: Envelope) -> list[Section]:
     by_ds = questions(env)
     out = [_guide(s, setup)]
     out += [_dataset(d, by_ds.get(d.dataset, [])) for d in s.datasets]
-    from gaia_eval.retrieval.report_scale import canary_section, scale_section
+    from gaia_eval.retrieval.report_scale import canary_section, scale_section, sources_section
 
-    out += [sec for sec in (scale_section(env), canary_section(env)) if sec is not None]
+    extra = (scale_section(env), canary_section(env), sources_section(env))
+    out += [sec for sec in extra if sec is not None]
     if s.hard_cases is not None:
         out.append(_hard_cases(env))
     return out

@@ -145,6 +145,23 @@ def scale_section(env: Envelope) -> Section | None:
     return Section("Scale tiers", blocks)
 
 
+def sources_section(env: Envelope) -> Section | None:
+    from gaia_eval.retrieval.models import RagSetup
+
+    notes = RagSetup.model_validate(env.setup).sources
+    if not notes:
+        return None
+    return Section(
+        "Corpora",
+        [
+            Table(
+                ["source", "what", "license"],
+                [[name, n.get("title", ""), n.get("license", "")] for name, n in notes.items()],
+            )
+        ],
+    )
+
+
 def canary_section(env: Envelope) -> Section | None:
     s = RagSummary.model_validate(env.summary)
     if s.canary_answers is None:

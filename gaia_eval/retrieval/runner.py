@@ -124,7 +124,10 @@ class RagSuite(Suite):
         wikipedia: Path | None = None,
         near_duplicates: dict[str, list[Path]] | None = None,
         vlm: str | None = None,
+        license_notes: dict[str, dict[str, str]] | None = None,
     ) -> None:
+        self.license_notes = license_notes
+        """The corpus sources' licenses, recorded in the setup (full suite)."""
         self.tier = tier
         self.scale_plan = scale_plan
         """The scale tiers (full suite); None: none."""
@@ -261,6 +264,8 @@ class RagSuite(Suite):
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         self._work = Path(ctx.setup["_temp"])
+        if self.license_notes is not None:
+            ctx.setup["sources"] = self.license_notes
         loaded = self.datasets()
         ctx.setup["datasets"] = [
             DatasetSetup(
