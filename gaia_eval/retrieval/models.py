@@ -186,6 +186,11 @@ class IndexStats(_Model):
     """Size of the system's cache folder (MiB); None for systems without one."""
     unlocated_chunks: int
     """Chunks not found in their document's text (the run aborts above 1%)."""
+    vectors_from_cache: int | None = None
+    """Chunk vectors the embedding cache served while indexing (bit-identical to fresh
+    ones); None when the system's embedder is not cached or the system does not say."""
+    vectors_computed: int | None = None
+    """Chunk vectors the embedder computed while indexing; None as for the above."""
     per_document: list[DocumentStats]
     """Per-document indexing, in dataset order."""
 

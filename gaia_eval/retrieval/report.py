@@ -383,6 +383,13 @@ def _index(d: DatasetSummary) -> list[Block]:
         ["cache on disk", "–" if ix.cache_on_disk_mb is None else f"{ix.cache_on_disk_mb:.2f} MiB"],
         ["unlocated chunks", str(ix.unlocated_chunks)],
     ]
+    if ix.vectors_from_cache is not None and ix.vectors_computed is not None:
+        rows.append(
+            [
+                "chunk vectors",
+                f"{ix.vectors_from_cache} from the embedding cache, {ix.vectors_computed} computed",
+            ]
+        )
     blocks: list[Block] = [Table(["index", "value"], rows, caption="Index")]
     slow = sorted(ix.per_document, key=lambda x: (-x.seconds, x.doc))[:5]
     if slow:
