@@ -370,3 +370,20 @@ def test_code_quality_records_vectors_from_the_cache(cache_dir: Path, tmp_path: 
     assert f"Chunk vectors: {first.chunks} from the embedding cache, {first.chunks} computed" in (
         text.text
     )
+
+
+def test_every_cache_lives_under_one_root_named_after_the_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gaia_eval.core.cachedir import cache_root
+    from gaia_eval.systems.rag import default_cache_dir
+
+    monkeypatch.delenv("GAIA_EVAL_CACHE")
+    monkeypatch.delenv("GAIA_EVAL_RAG_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache_root() == tmp_path / ".cache" / "gaia-eval"
+    assert cache_mod.default_path() == cache_root() / "embeddings" / "vectors.sqlite3"
+    assert default_cache_dir() == cache_root() / "rag-chunks"
+    monkeypatch.setenv("GAIA_EVAL_CACHE", "~/elsewhere")
+    assert cache_mod.default_path().parent == tmp_path / "elsewhere" / "embeddings"
+    assert default_cache_dir() == tmp_path / "elsewhere" / "rag-chunks"

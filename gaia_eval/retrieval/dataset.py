@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from gaia_eval.core.cachedir import cache_root
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import atomic_write_bytes
 
@@ -307,11 +307,6 @@ def builtin_dataset_path(name: str) -> Path:
 # ---- BEIR folders ----------------------------------------------------------------------
 
 
-def _cache_root() -> Path:
-    root = os.environ.get("GAIA_EVAL_CACHE")
-    return Path(root) if root else Path.home() / ".cache" / "gaia_eval"
-
-
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         msg = f"{path}: missing; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/"
@@ -365,7 +360,7 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
 
     Each corpus row becomes a text file (title, blank line, text) under
     `<cache>/beir/<folder name>-<corpus digest>/` (`$GAIA_EVAL_CACHE`, else
-    ~/.cache/gaia_eval), because retrievers index files; the digest keys the folder, so
+    ~/.cache/gaia-eval), because retrievers index files; the digest keys the folder, so
     a changed corpus gets new files and an unchanged one reuses them. Queries with no
     relevant document (score > 0) are skipped; answers are empty (type `judge`).
     """
@@ -378,7 +373,7 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
     queries = {str(r["_id"]): r for r in _jsonl(folder / "queries.jsonl")}
     qrels_path, relevant = _qrels(folder, split)
     digest = hashlib.sha256(corpus_path.read_bytes()).hexdigest()[:16]
-    out_dir = (cache_dir or _cache_root()) / "beir" / f"{folder.name}-{digest}"
+    out_dir = (cache_dir or cache_root()) / "beir" / f"{folder.name}-{digest}"
     documents: list[DocumentRef] = []
     ids: set[str] = set()
     for row in corpus:
