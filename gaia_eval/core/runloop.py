@@ -129,6 +129,26 @@ class RunOutcome:
     paths: dict[str, Path]
 
 
+class RunStopped(InfrastructureError):
+    """An outage stopped the run (exit 3): everything finished is written. Carries what
+    the CLI tells the person on stdout: the outcome (summary, file paths), the cause as
+    the backend said it (its URL included) and the command that finishes the run."""
+
+    def __init__(self, message: str, *, outcome: RunOutcome, cause: str, resume: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.cause = cause
+        self.resume = resume
+
+    def lines(self) -> list[str]:
+        """What to print on stdout after the run's summary and file paths."""
+        return [
+            f"stopped at the first outage: {self.cause}",
+            "when the backend is back, finish the run with:",
+            f"  {self.resume}",
+        ]
+
+
 # ---- the item log ---------------------------------------------------------------------------
 
 
@@ -637,12 +657,14 @@ def _finish(
     current_run_dir.pop("dir", None)
     if stop is not None:
         if isinstance(stop, InfrastructureError):
+            resume = resume_command(state.req.argv, out)
             msg = (
                 f"{stop}\nthe run stopped: {len(measured)} of {len(header.item_ids)} "
                 f"{cls.item_noun}s are saved in {out}; when the backend is back, finish it with:\n"
-                f"  {resume_command(state.req.argv, out)}"
+                f"  {resume}"
             )
-            raise InfrastructureError(msg) from stop
+            outcome = RunOutcome(env, out, InfrastructureError.exit_code, paths)
+            raise RunStopped(msg, outcome=outcome, cause=describe(stop), resume=resume) from stop
         raise stop
     if refusal is not None:
         raise refusal
@@ -663,6 +685,7 @@ def _finish(
 __all__ = [
     "RunOutcome",
     "RunRequest",
+    "RunStopped",
     "Shard",
     "append_record",
     "clean_stale_temp",
