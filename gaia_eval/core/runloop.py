@@ -7,6 +7,9 @@ bar, saving after every finished item (an append-only `items.jsonl` plus an atom
 `results.json` snapshot), `--shard i/N`, `--resume DIR`, the gate, and the report files.
 A suite only says how one item runs.
 
+Before anything (the lock, the folder) the suite's `preflight()` lists every missing
+dependency and credential: all of them in one message, exit 2.
+
 Exit decisions: interrupted -> the interrupt propagates (130, or 143 for SIGTERM) after
 everything finished is written; an infrastructure outage stops the run (exit 3) with the
 resume command; an item that crashed or a failed gate -> 1; otherwise 0.
@@ -446,6 +449,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
     cls = type(suite)
     state = _Run(suite, req)
     gate_engine.check_tolerance(req.tolerance)
+    check_preflight(suite)
     if req.resume is not None:
         state.previous = _load_previous(req, cls)
         if req.shard is None and state.previous.header.shard:
@@ -504,6 +508,16 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
             if not req.keep_temp:
                 shutil.rmtree(temp, ignore_errors=True)
     return _finish(state, header, out, stop, label)
+
+
+def check_preflight(suite: Suite) -> None:
+    """Stop before anything runs (exit 2) naming every dependency and credential the
+    configured run needs but lacks, all in one message (`Suite.preflight`)."""
+    problems = list(suite.preflight())
+    if problems:
+        head = "the run cannot start; missing:" if len(problems) > 1 else "the run cannot start:"
+        msg = head + "".join(f"\n  - {p}" for p in problems)
+        raise InvalidInputError(msg)
 
 
 def strip_run_dir_flags(argv: Sequence[str]) -> list[str]:
@@ -688,6 +702,7 @@ __all__ = [
     "RunStopped",
     "Shard",
     "append_record",
+    "check_preflight",
     "clean_stale_temp",
     "load_baseline",
     "read_item_log",

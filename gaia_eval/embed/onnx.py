@@ -94,8 +94,14 @@ class OnnxEmbedder:
         """`parallel_runs`: with N threads (`GAIA_EVAL_ONNX_THREADS`, default the cores,
         at most 4), run N texts at once on single-threaded kernels (True) or one text at a
         time on N-threaded kernels (False). Vectors are bit-identical either way."""
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ModuleNotFoundError as err:
+            from gaia_eval.core.extras import missing_message
+
+            msg = missing_message(err.name or "onnxruntime", "onnx", f"--embedder onnx:{model}")
+            raise InvalidInputError(msg) from err
 
         self._name = model
         pinned = _MODELS.get(model)

@@ -177,6 +177,42 @@ class RagSuite(Suite):
             self._loaded = loaded
         return self._loaded
 
+    def preflight(self) -> list[str]:
+        """The reference system's optional extras (onnx for its embedder; pdf when a
+        dataset holds a PDF: pypdf reads it, pypdfium2 rasterizes it for the scanned-PDF
+        hard case) and what the answer model and judge need (SDK, API key, weights)."""
+        from gaia_eval.core.extras import problem
+        from gaia_eval.llm.preflight import model_needs
+
+        out: list[str] = []
+        if self.maker.reference:
+            if self.embedder.split(":", 1)[0] == "onnx":
+                out += [
+                    p
+                    for m in ("onnxruntime", "tokenizers")
+                    if (p := problem(m, "onnx", f"--embedder {self.embedder}"))
+                ]
+            pdf = next(
+                (
+                    (ds, d)
+                    for ds in self.datasets()
+                    for d in ds.documents
+                    if Path(d.path).suffix.lower() == ".pdf"
+                ),
+                None,
+            )
+            if pdf is not None:
+                needed_by = f"dataset {pdf[0].id!r}: reading its PDF {pdf[1].id!r}"
+                out += [p for p in [problem("pypdf", "pdf", needed_by)] if p]
+                if self.hard_cases:
+                    needed_by = "the scanned_pdf hard case (rasterizing a PDF)"
+                    out += [p for p in [problem("pypdfium2", "pdf", needed_by)] if p]
+        if self.answer_model is not None:
+            out += model_needs(self.answer_model, "--model")
+        if self.judge is not None:
+            out += model_needs(self.judge, "--judge")
+        return out
+
     def run_tier(self) -> str:
         """The suite's tier (`pr`), or for a run of your own data its dataset ids."""
         return self.tier or "+".join(ds.id for ds in self.datasets())
