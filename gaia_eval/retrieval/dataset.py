@@ -213,7 +213,11 @@ def load_dataset(path: Path | str) -> Dataset:
         raise InvalidInputError(msg) from err
     if not isinstance(raw, dict):
         raise _fail(path, ["(top level): must be a JSON object with id, documents, questions"])
-    problems: list[str] = []
+    from gaia_eval.core.jsontext import surrogate_problems
+
+    problems = surrogate_problems(raw)
+    if problems:
+        raise _fail(path, problems)
     docs = raw.get("documents")
     if isinstance(docs, list):
         for i, d in enumerate(docs):
@@ -311,21 +315,32 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         msg = f"{path}: missing; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/"
         raise InvalidInputError(msg)
+    from gaia_eval.core import jsontext
+
     rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as err:
-                why = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
-                msg = f"{path}: line {n} is not valid JSON ({why}); fix or remove it"
-                raise InvalidInputError(msg) from err
-            if not isinstance(row, dict) or not isinstance(row.get("_id"), str | int):
-                msg = f"{path}: line {n}: `_id` missing; every row needs `_id` and `text`"
-                raise InvalidInputError(msg)
-            rows.append(row)
+    try:
+        # Only "\n" ends a JSON line (splitlines would also cut at U+2028 inside a string).
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as err:
+        msg = f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8"
+        raise InvalidInputError(msg) from err
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as err:
+            why = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
+            msg = f"{path}: line {n} is not valid JSON ({why}); fix or remove it"
+            raise InvalidInputError(msg) from err
+        if not isinstance(row, dict) or not isinstance(row.get("_id"), str | int):
+            msg = f"{path}: line {n}: `_id` missing; every row needs `_id` and `text`"
+            raise InvalidInputError(msg)
+        bad = jsontext.surrogate_problems(row, line)
+        if bad:
+            msg = f"{path}: line {n} (`_id` {jsontext.shown(row['_id'])}): {bad[0]}"
+            raise InvalidInputError(msg)
+        rows.append(row)
     return rows
 
 
