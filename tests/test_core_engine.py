@@ -563,3 +563,24 @@ def test_an_outage_stop_says_the_url_the_cause_and_the_resume_command_on_stdout(
     _items(tmp_path, _ten())
     done = _run(items, None, resume=out)
     assert done.envelope.header.complete and done.exit_code == 0
+
+
+class _NeedyToy(ToySuite):
+    def preflight(self) -> list[str]:
+        return ["the toy SDK: pip install toy", "a TOY_KEY: set TOY_KEY"]
+
+
+def test_preflight_problems_stop_the_run_before_anything_with_all_of_them(
+    tmp_path: Path,
+) -> None:
+    items = _items(tmp_path, _ten())
+    req = RunRequest(command="test", argv=["toy"], out=tmp_path / "run")
+    with pytest.raises(InvalidInputError) as info:
+        runloop.run(_NeedyToy(items), req)
+    assert info.value.exit_code == 2
+    assert str(info.value) == (
+        "the run cannot start; missing:\n"
+        "  - the toy SDK: pip install toy\n"
+        "  - a TOY_KEY: set TOY_KEY"
+    )
+    assert not (tmp_path / "run").exists()  # no folder, no lock, no item ran

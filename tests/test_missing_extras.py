@@ -6,6 +6,7 @@ both `import` and `find_spec` fail as they would without the package installed).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -89,3 +90,63 @@ def test_code_retrieval_with_the_onnx_embedder_names_the_extra(tmp_path: Path) -
     proc = _cli(["onnxruntime"], argv)
     assert proc.returncode == 2, proc.stderr
     assert "pip install 'gaia-eval[onnx]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+_NO_KEYS = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_AUTH_TOKEN": ""}
+
+
+def test_rag_preflight_lists_everything_missing_in_one_message(tmp_path: Path) -> None:
+    data = _with_pdf(tmp_path)
+    argv = _rag(data, tmp_path / "run", "--no-hard-cases")
+    argv += ["--model", "anthropic:claude-x", "--judge", "anthropic:claude-y"]
+    proc = _cli(["onnxruntime", "pypdf", "anthropic"], argv, **_NO_KEYS)
+    assert proc.returncode == 2, proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("  - ")]
+    assert len(lines) == 4, proc.stderr
+    assert "the run cannot start; missing:" in proc.stderr
+    assert "'onnxruntime'" in lines[0] and "[onnx]" in lines[0]
+    assert "'pypdf'" in lines[1] and "[pdf]" in lines[1]
+    assert "anthropic SDK for --model 'anthropic:claude-x'" in lines[2]
+    assert "anthropic SDK for --judge 'anthropic:claude-y'" in lines[3]
+    assert not (tmp_path / "run").exists()
+
+
+def test_memory_full_preflight_names_the_model_key_and_the_onnx_extra(tmp_path: Path) -> None:
+    argv = ["memory", "--suite", "full", "--model", "anthropic:claude-x"]
+    proc = _cli(["onnxruntime"], [*argv, "--out", str(tmp_path / "run")], **_NO_KEYS)
+    assert proc.returncode == 2, proc.stderr
+    assert "pip install 'gaia-eval[onnx]'" in proc.stderr
+    assert "for --model 'anthropic:claude-x'" in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_sessions_preflight_names_the_judge_and_the_claude_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.core.runloop import check_preflight
+    from gaia_eval.llm.spec import parse_model_spec
+    from gaia_eval.sessions.models import SessionDataset
+    from gaia_eval.sessions.suite import SessionsSuite
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    monkeypatch.setenv("GAIA_EVAL_CLAUDE_BIN", str(tmp_path / "no-such-claude"))
+    dataset = SessionDataset(sessions_scanned=0, turns_extracted=0, limit=1, cases=[])
+    judge = parse_model_spec("anthropic:claude-j", "--judge-model")
+    suite = SessionsSuite(dataset, harness=None, system="claude-code", model=None, judge=judge)
+    with pytest.raises(InvalidInputError) as info:
+        check_preflight(suite)
+    text = str(info.value)
+    assert "anthropic SDK for --judge-model 'anthropic:claude-j'" in text
+    assert "no-such-claude" in text and "--harness claude-code" in text
+    # With the SDK, a key and the CLI nothing is missing.
+    monkeypatch.delitem(sys.modules, "anthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000000000000000")
+    claude = tmp_path / "claude"
+    claude.write_text("#!/bin/sh\n")
+    claude.chmod(0o755)
+    monkeypatch.setenv("GAIA_EVAL_CLAUDE_BIN", str(claude))
+    if importlib.util.find_spec("anthropic") is not None:
+        assert suite.preflight() == []
