@@ -563,7 +563,7 @@ def _loop(
     cls = state.cls
     commit = header.run.commit
     desc = f"{cls.name} {header.tier}"
-    for item in track(todo, desc, total=len(todo)):
+    for item in track(todo, desc, total=len(todo), unit=cls.item_noun):
         t0 = time.perf_counter()
         status: str = "ok"
         result = None

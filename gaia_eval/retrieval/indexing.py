@@ -62,7 +62,7 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
     index_s = 0.0
     before = _vector_counts(idx.system)
     with RssSampler() as rss:
-        for ref in track(ds.documents, f"indexing {ds.id}"):
+        for ref in track(ds.documents, f"indexing {ds.id}", unit="document"):
             path = idx.paths[ref.id]
             t0 = time.perf_counter()
             try:
@@ -122,7 +122,7 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
         from_cache, computed = after[0] - before[0], after[1] - before[1]
     total_chunks = unlocated = text_bytes = 0
     failed_ids = {f.doc for f in failed}
-    for ref in track(ds.documents, f"locating chunks of {ds.id}"):
+    for ref in track(ds.documents, f"locating chunks of {ds.id}", unit="document"):
         if ref.id in failed_ids:
             continue
         path = idx.paths[ref.id]
