@@ -9,9 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
+from retrieval_rag_data import write_dataset
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.jsontext import PROBLEM
 
 BAD = "\\ud800"  # as it is written in the file: a backslash escape, not the character
 
@@ -39,6 +41,21 @@ def test_a_rag_evidence_quote_is_exit_2_naming_the_question(
     assert str(path) in err
     assert f"questions[1].evidence[0].quote (in question {qid!r}): holds a lone surrogate" in err
     assert "internal error" not in err and not (tmp_path / "run").exists()
+
+
+def test_a_rag_document_may_be_a_non_utf8_file_name(tmp_path: Path) -> None:
+    import os
+
+    from gaia_eval.retrieval.dataset import load_dataset
+
+    path = write_dataset(tmp_path / "data")
+    docs = tmp_path / "data" / "docs"
+    (docs / "pumps.md").rename(os.fsdecode(bytes(docs) + b"/caf\xe9.md"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["documents"][0]["path"] = "docs/caf\udce9.md"  # the name's surrogate escape
+    path.write_text(json.dumps(data), encoding="utf-8")
+    ds = load_dataset(path)
+    assert ds.documents[0].path.name == "caf\udce9.md" and ds.documents[0].path.is_file()
 
 
 def test_a_beir_row_is_refused_naming_line_and_id(tmp_path: Path) -> None:
@@ -115,14 +132,17 @@ def test_a_transcript_line_keeps_its_record_with_a_replacement_character(tmp_pat
     json.dumps(out.records, ensure_ascii=False).encode("utf-8")  # writable again
 
 
-def test_a_results_file_given_to_the_gate_names_the_file(tmp_path: Path) -> None:
+def test_results_files_keep_surrogate_escaped_file_names(tmp_path: Path) -> None:
+    from gaia_eval.core.jsontext import surrogate_problems
     from gaia_eval.core.results_io import read_json
 
+    # A non-UTF-8 file name travels as surrogate escapes and is written back as \udcxx:
+    # results are read as they were written, and only input files are refused.
     path = tmp_path / "results.json"
-    path.write_text('{"items": [{"id": "q1", "error": "' + BAD + '"}]}')
-    with pytest.raises(InvalidInputError) as info:
-        read_json(path)
-    assert f"{path}: items[0].error (in item 'q1'): holds a lone surrogate" in str(info.value)
+    path.write_text('{"items": [{"id": "q1", "top_files": ["caf\\udce9.py"]}]}')
+    assert read_json(path) == {"items": [{"id": "q1", "top_files": ["caf\udce9.py"]}]}
+    assert surrogate_problems(read_json(path)) == [
+        f"items[0].top_files[0] (in item 'q1'): {PROBLEM}"
+    ]
     # A valid surrogate pair (an emoji) is text like any other.
-    path.write_text('{"x": "\\ud83d\\ude00"}')
-    assert read_json(path) == {"x": "\U0001f600"}
+    assert surrogate_problems({"x": "\U0001f600"}, '{"x": "\\ud83d\\ude00"}') == []

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from retrieval_rag_data import text_pdf, write_dataset
 
 _HIDING = (

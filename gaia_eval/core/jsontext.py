@@ -5,6 +5,7 @@ UTF-8 file, digest or report can hold, so a loader finds them first and names wh
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 # Only a \uD800-\uDFFF escape can put a surrogate into text decoded from UTF-8.
@@ -82,13 +83,31 @@ def _owner(value: Any, where: Path_) -> str:
     return found
 
 
-def surrogate_problems(value: Any, raw: str | None = None) -> list[str]:
+def surrogate_problems(
+    value: Any, raw: str | None = None, *, allowed: Callable[[Path_], bool] | None = None
+) -> list[str]:
     """One line per string of parsed JSON `value` holding a lone surrogate: its path, the
     id of the row it is in, and the fix. `raw` (the JSON text) lets a file without any
-    surrogate escape skip the walk."""
+    surrogate escape skip the walk; `allowed` exempts paths that may hold one (a file
+    name: a non-UTF-8 name travels as surrogate escapes, which JSON writes back)."""
     if raw is not None and _ESCAPE.search(raw) is None and not _bad(raw):
         return []
-    return [f"{dotted(w)}{_owner(value, w)}: {PROBLEM}" for w in lone_surrogates(value)]
+    return [
+        f"{dotted(w)}{_owner(value, w)}: {PROBLEM}"
+        for w in lone_surrogates(value)
+        if allowed is None or not allowed(w)
+    ]
+
+
+def refuse_surrogates(value: Any, where: object, raw: str | None = None) -> None:
+    """InvalidInputError naming `where` (a file, a line) and the first lone surrogate."""
+    from gaia_eval.core.errors import InvalidInputError
+
+    problems = surrogate_problems(value, raw)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        msg = f"{where}: {problems[0]}{more}"
+        raise InvalidInputError(msg)
 
 
 def repaired(value: Any) -> Any:

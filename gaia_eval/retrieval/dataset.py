@@ -215,7 +215,10 @@ def load_dataset(path: Path | str) -> Dataset:
         raise _fail(path, ["(top level): must be a JSON object with id, documents, questions"])
     from gaia_eval.core.jsontext import surrogate_problems
 
-    problems = surrogate_problems(raw)
+    # A document path may name a non-UTF-8 file (surrogate escapes); text may not.
+    problems = surrogate_problems(
+        raw, allowed=lambda w: len(w) == 3 and w[0] == "documents" and w[2] == "path"
+    )
     if problems:
         raise _fail(path, problems)
     docs = raw.get("documents")
