@@ -56,7 +56,7 @@ def test_default_cache_follows_gaia_eval_cache(
     monkeypatch.setenv("GAIA_EVAL_CACHE", str(tmp_path / "c"))
     assert cache_dir() == tmp_path / "c" / "retrieval"
     monkeypatch.delenv("GAIA_EVAL_CACHE")
-    assert cache_dir() == Path.home() / ".cache" / "gaia_eval" / "retrieval"
+    assert cache_dir() == Path.home() / ".cache" / "gaia-eval" / "retrieval"
 
 
 def test_fetch_downloads_verifies_and_reuses(tmp_path: Path) -> None:

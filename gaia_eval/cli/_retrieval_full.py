@@ -54,7 +54,7 @@ def add_full_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="download and verify every corpus file the full suite (as narrowed) needs, "
         "then stop; the cache is $GAIA_EVAL_CACHE/retrieval (default "
-        "~/.cache/gaia_eval/retrieval)",
+        "~/.cache/gaia-eval/retrieval)",
     )
     g.add_argument(
         "--offline",

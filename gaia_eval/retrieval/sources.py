@@ -2,7 +2,7 @@
 
 Every downloaded file is pinned to a URL at a fixed revision with its sha256 and size.
 Files live in `<cache root>/retrieval/<source>/<file>` (the cache root is
-`$GAIA_EVAL_CACHE`, else `~/.cache/gaia_eval`, as for every gaia_eval cache) and are
+`$GAIA_EVAL_CACHE`, else `~/.cache/gaia-eval`, as for every gaia_eval cache) and are
 checked (size, then sha256) on every use: a file that does not match is an error naming
 it, never silently downloaded again, because a changed file changes every score.
 
@@ -151,8 +151,8 @@ def load_manifest(path: Path | None = None) -> Manifest:
 
 
 def cache_dir() -> Path:
-    """`$GAIA_EVAL_CACHE/retrieval`, else `~/.cache/gaia_eval/retrieval`."""
-    from gaia_eval.embed.cache import cache_root
+    """`$GAIA_EVAL_CACHE/retrieval`, else `~/.cache/gaia-eval/retrieval`."""
+    from gaia_eval.core.cachedir import cache_root
 
     return cache_root() / "retrieval"
 
