@@ -302,6 +302,14 @@ def retrieval_pr(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+@nox.session(default=False)
+def retrieval_full_small(session: nox.Session) -> None:
+    """`retrieval --suite full --offline` on a stand-in corpus fetched from 127.0.0.1 (CI)."""
+    wait = _await_lock(session)
+    _install(session, "full")
+    session.run("python", "tests/retrieval_full_ci.py", *wait, *session.posargs)
+
+
 # ---- code retrieval -------------------------------------------------------------------
 
 _CODE_BASELINES = "builtin:code-retrieval"  # gaia_eval/baselines/code-retrieval/

@@ -534,3 +534,53 @@ def test_pages_of_sections_outside_a_run() -> None:
     html = page_html("Compared", "intro `x`", secs)
     assert "<h1>Compared</h1><p>intro <code>x</code></p>" in html.replace("\n", "")
     assert "<script" not in html and "<td><code>a</code></td>" in html
+
+
+def test_an_outage_stop_says_the_url_the_cause_and_the_resume_command_on_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from gaia_eval.cli._runflags import add_run_flags, run_suite
+
+    items = _items(tmp_path, _ten(q04={"value": 0.4, "do": "infra"}))
+    parser = argparse.ArgumentParser()
+    add_run_flags(parser)
+    out = tmp_path / "run"
+    args = parser.parse_args(["--out", str(out)])
+    with pytest.raises(runloop.RunStopped) as info:
+        run_suite(ToySuite(items), args, argv=["toy", str(items), "--out", str(out)])
+    assert info.value.exit_code == 3 and info.value.outcome.out_dir == out
+    stdout = capsys.readouterr().out.splitlines()
+    assert "Toy suite (t1): 4/10 items measured" in stdout
+    assert f"  results: {out / 'results.json'}" in stdout
+    assert (
+        "stopped at the first outage: backend http://127.0.0.1:9/v1 refused the connection"
+        in stdout
+    )
+    assert stdout[-1] == f"  gaia-eval toy {items} --resume {out}"
+    # The printed command finishes the run (the backend is back).
+    _items(tmp_path, _ten())
+    done = _run(items, None, resume=out)
+    assert done.envelope.header.complete and done.exit_code == 0
+
+
+class _NeedyToy(ToySuite):
+    def preflight(self) -> list[str]:
+        return ["the toy SDK: pip install toy", "a TOY_KEY: set TOY_KEY"]
+
+
+def test_preflight_problems_stop_the_run_before_anything_with_all_of_them(
+    tmp_path: Path,
+) -> None:
+    items = _items(tmp_path, _ten())
+    req = RunRequest(command="test", argv=["toy"], out=tmp_path / "run")
+    with pytest.raises(InvalidInputError) as info:
+        runloop.run(_NeedyToy(items), req)
+    assert info.value.exit_code == 2
+    assert str(info.value) == (
+        "the run cannot start; missing:\n"
+        "  - the toy SDK: pip install toy\n"
+        "  - a TOY_KEY: set TOY_KEY"
+    )
+    assert not (tmp_path / "run").exists()  # no folder, no lock, no item ran

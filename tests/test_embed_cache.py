@@ -279,3 +279,111 @@ def test_no_cache_flag_turns_the_cache_off(cache_dir: Path, tmp_path: Path) -> N
     assert cache_mod.enabled()  # the flag does not outlive the command
     assert main([*args, "--out", str(tmp_path / "on")]) == 0
     assert VectorStore(cache_mod.default_path(), 10**9).count() > 0
+
+
+def _rag_run(data: Path, out: Path) -> dict[str, object]:
+    import json
+
+    from gaia_eval.cli.main import main
+
+    argv = ["retrieval", "--component", "rag", "--dataset", str(data), "--no-hard-cases"]
+    assert main([*argv, "--out", str(out)]) == 0
+    return dict(json.loads((out / "results.json").read_text()))
+
+
+def test_a_second_rag_run_records_every_vector_from_the_cache_with_the_same_ranks(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    from retrieval_rag_data import write_dataset
+
+    data = write_dataset(tmp_path / "data")
+    runs = [_rag_run(data, tmp_path / name) for name in ("cold", "warm")]
+    stats = [
+        next(v for k, v in run["setup"].items() if k.startswith("index/"))  # type: ignore[attr-defined]
+        for run in runs
+    ]
+    chunks = stats[0]["chunks"]
+    assert chunks > 0
+    assert (stats[0]["vectors_from_cache"], stats[0]["vectors_computed"]) == (0, chunks)
+    assert (stats[1]["vectors_from_cache"], stats[1]["vectors_computed"]) == (chunks, 0)
+    ranks = [
+        {
+            i["id"]: (i["result"]["sdk_rank"], i["result"]["agent_rank"])
+            for i in run["items"]  # type: ignore[attr-defined]
+        }
+        for run in runs
+    ]
+    assert ranks[0] == ranks[1] and len(ranks[0]) > 0
+    report = (tmp_path / "warm" / "report.md").read_text()
+    assert f"| chunk vectors | {chunks} from the embedding cache, 0 computed |" in report
+
+
+_PATCH = "--- a/pkg/gone.py\n+++ b/pkg/gone.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+
+
+def test_code_quality_records_vectors_from_the_cache(cache_dir: Path, tmp_path: Path) -> None:
+    from gaia_eval.code_retrieval import quality
+    from gaia_eval.code_retrieval.instances import Instance
+    from gaia_eval.code_retrieval.models import QueryRecord
+    from gaia_eval.code_retrieval.report import sections, summarise
+    from gaia_eval.core.report import Para
+    from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo
+    from gaia_eval.core.runmeta import machine
+
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text("def pump():\n    return 1\n")
+    records = []
+    for n in (1, 2):
+        index = ReferenceCodeIndex(root, tmp_path / f"ix-{n}", OnnxEmbedder())
+
+        # The patch touches a file outside the index: the query is skipped after its
+        # re-index, which is all this test reads.
+        inst = Instance("q", "o/r", "0" * 40, "pump", _PATCH)
+        records.append(quality.score_query(inst, root, index, dict, lambda _p: None))
+    first, second = (r.index for r in records)
+    assert first is not None and second is not None
+    assert (first.vectors_from_cache, first.vectors_computed) == (0, first.chunks)
+    assert (second.vectors_from_cache, second.vectors_computed) == (first.chunks, 0)
+    header = Header(
+        suite="code-retrieval",
+        tier="test",
+        definition_digest="d",
+        items_total=2,
+        item_ids=["quality/q0", "quality/q1"],
+        run=RunInfo(package_version="0", commit=None, dirty=None, started="now", machine=machine()),
+    )
+    items = [
+        ItemRecord(id=f"quality/q{n}", status="ok", result=r.model_dump(mode="json"), ran_at="now")
+        for n, r in enumerate(records)
+    ]
+    env = Envelope(header=header, items=items)
+    q = summarise(env).quality
+    assert q is not None and (q.vectors_from_cache, q.vectors_computed) == (
+        first.chunks,
+        first.chunks,
+    )
+    assert QueryRecord.model_validate(records[1].model_dump()).index == second
+    env.summary = summarise(env).model_dump(mode="json")
+    text = sections(env)[0].blocks[0]
+    assert isinstance(text, Para)
+    assert f"Chunk vectors: {first.chunks} from the embedding cache, {first.chunks} computed" in (
+        text.text
+    )
+
+
+def test_every_cache_lives_under_one_root_named_after_the_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gaia_eval.core.cachedir import cache_root
+    from gaia_eval.systems.rag import default_cache_dir
+
+    monkeypatch.delenv("GAIA_EVAL_CACHE")
+    monkeypatch.delenv("GAIA_EVAL_RAG_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache_root() == tmp_path / ".cache" / "gaia-eval"
+    assert cache_mod.default_path() == cache_root() / "embeddings" / "vectors.sqlite3"
+    assert default_cache_dir() == cache_root() / "rag-chunks"
+    monkeypatch.setenv("GAIA_EVAL_CACHE", "~/elsewhere")
+    assert cache_mod.default_path().parent == tmp_path / "elsewhere" / "embeddings"
+    assert default_cache_dir() == tmp_path / "elsewhere" / "rag-chunks"

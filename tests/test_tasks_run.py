@@ -179,12 +179,15 @@ def test_cli_run_with_unreachable_model_exits_3_naming_the_cause(
     assert [(r.id, r.status) for r in env.items] == [("21-qa", "infra_error")]
     assert env.header.tier == "core"
     out, err = capsys.readouterr()
-    # stdout: what was measured and the cause (the URL); stderr: the resume command.
+    # stdout: what was measured, the cause (the URL) and the resume command (the engine
+    # prints these for every suite); stderr: the error with the same command.
     assert "1 unmeasured" in out and "21-qa: the model backend was unavailable" in out
     assert url in out
     assert "report.md" in out
-    assert "gaia-eval tasks run --suite core --tasks 21-qa,02-bugfix" in err
-    assert f"--resume {tmp_path / 'run'}" in err
+    assert "stopped at the first outage: " in out
+    for stream in (out, err):
+        assert "gaia-eval tasks run --suite core --tasks 21-qa,02-bugfix" in stream
+        assert f"--resume {tmp_path / 'run'}" in stream
 
 
 def test_wall_clock_cap_kills_and_keeps_the_record(tmp_path: Path) -> None:

@@ -787,18 +787,6 @@ Span ChunkLocator::next_latin1_raw(std::string_view raw, bool piece,
   return advance(search(m, find_in(scratch)), m, piece);
 }
 
-std::vector<Span> locate_chunks(const Document& doc,
-                                const std::vector<std::u32string>& chunks,
-                                const std::vector<uint8_t>& pieces) {
-  ChunkLocator walk(doc);
-  std::vector<Span> out;
-  out.reserve(chunks.size());
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    out.push_back(walk.next(chunks[i], i < pieces.size() && pieces[i] != 0));
-  }
-  return out;
-}
-
 Resolution resolve_quote(const Document& doc, const std::u32string& quote, int64_t page,
                          const std::u32string& near) {
   Resolution r;

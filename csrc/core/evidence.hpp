@@ -161,11 +161,6 @@ class ChunkLocator {
   bool prev_piece_ = false;  // the previous chunk was a split piece
 };
 
-// All chunks at once (pieces: empty, or one flag per chunk).
-std::vector<Span> locate_chunks(const Document& doc,
-                                const std::vector<std::u32string>& chunks,
-                                const std::vector<uint8_t>& pieces);
-
 enum class ResolveStatus : int {
   kOk = 0,
   kEmptyQuote = 1,    // the quote is empty after normalization

@@ -78,23 +78,12 @@ class PodArray {
   }
   ~PodArray() { release(); }
 
-  void reserve(std::size_t n);  // keeps the first size() values
+  void reserve(std::size_t n);  // keeps the first size_ values
   void resize_uninit(std::size_t n) {
     reserve(n);
     size_ = n;
   }
-  void clear_and_free() {
-    release();
-    data_ = nullptr;
-    size_ = cap_ = bytes_ = 0;
-  }
   T* data() noexcept { return data_; }
-  const T* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return size_; }
-  std::size_t capacity() const noexcept { return cap_; }
-  void set_size(std::size_t n) noexcept { size_ = n; }
-  T& operator[](std::size_t i) noexcept { return data_[i]; }
-  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
  private:
   void swap(PodArray& o) noexcept {

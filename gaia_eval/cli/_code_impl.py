@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING
 from gaia_eval.cli._runflags import (
     RecordedArgv,
     local_server_for,
-    print_stopped,
     resolve_baseline,
 )
-from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InfrastructureError, InvalidInputError
+from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
 from gaia_eval.core.runmeta import timestamp_slug
 
 if TYPE_CHECKING:
@@ -159,11 +158,7 @@ def _run(args: argparse.Namespace) -> int:
         args.out = Path("eval/results") / f"code-{timestamp_slug()}"
     if args.out is not None:
         argv += ["--out", str(args.out)]
-    try:
-        return run_suite(CodeBenchSuite(cfg), args, argv=argv)
-    except InfrastructureError:
-        print_stopped(args.resume or args.out)
-        raise
+    return run_suite(CodeBenchSuite(cfg), args, argv=argv)
 
 
 def _load(folder: Path) -> tuple[object, Path]:

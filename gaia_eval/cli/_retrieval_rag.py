@@ -21,15 +21,6 @@ from pathlib import Path
 from gaia_eval.cli._runflags import add_run_flags, non_negative, run_suite
 from gaia_eval.core.errors import GateFailedError, InvalidInputError
 
-FULL_SUITE_REFUSAL = (
-    "--suite full is not available in this build: it needs downloaded corpora "
-    "(technical_docs, FinanceBench, XQuAD, Wikipedia distractors for the scale tiers), "
-    "answer generation and judging with a chat model, and a vision model for PDF images; "
-    "none of these ship offline. Run --suite pr, or point --dataset FILE / --beir DIR at "
-    "your own labelled data"
-)
-
-
 EPILOG = (
     "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
     "(`--gate pr` or `--gate builtin:retrieval/pr`; nox -s retrieval_pr gates against it). "
@@ -46,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--suite",
         choices=("pr", "full"),
         default="pr",
-        help="pr: committed repo_docs dataset + PR hard cases, offline (default)",
+        help="pr: committed repo_docs dataset + PR hard cases, offline (default); full: "
+        "adds technical_docs, FinanceBench and XQuAD from the checked corpus cache, answers "
+        "(--model, default local), the scale tiers and the full-only hard cases",
     )
     parser.add_argument(
         "--dataset",
@@ -118,6 +111,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="grade free-form (`judge`) answers with this model; without it they are "
         "counted unscored, never guessed (needs --model)",
     )
+    vlm = parser.add_mutually_exclusive_group()
+    vlm.add_argument(
+        "--vlm",
+        metavar="SPEC",
+        help="read PDF page images with this OpenAI-compatible vision model "
+        "(openai:<base_url>#<model>); it is first made to read a test image, and a model "
+        "that fails stops the run. It changes a PDF's chunks, so gates refuse to compare "
+        "VLM-on with VLM-off runs. --suite full needs --vlm or --no-vlm; pr never uses one",
+    )
+    vlm.add_argument(
+        "--no-vlm",
+        action="store_true",
+        help="leave PDF page images unread (the pr suite always does)",
+    )
     parser.add_argument(
         "--compare",
         nargs=2,
@@ -132,6 +139,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="compute every vector (skip the shared embedding cache under $GAIA_EVAL_CACHE; "
         "cached vectors are bit-identical, so runs compare either way)",
     )
+    from gaia_eval.cli._retrieval_full import add_full_arguments
+
+    add_full_arguments(parser)
     add_run_flags(parser)
     parser.add_argument(
         "--keep-work",
@@ -192,8 +202,34 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.compare:
         return _compare(args)
-    if args.suite == "full":
-        raise InvalidInputError(FULL_SUITE_REFUSAL)
+    from gaia_eval.cli import _retrieval_full as full_cli
+
+    if args.fetch_only:
+        return full_cli.fetch_only(args)
+    full = args.suite == "full"
+    if full and (args.dataset or args.beir):
+        msg = "--suite full runs its own datasets; drop --dataset/--beir (or --suite full)"
+        raise InvalidInputError(msg)
+    stray = [f for f in full_cli.used_full_flags(args) if f != "--offline"]
+    if stray and not full:
+        msg = f"{', '.join(stray)}: only with --suite full (or --fetch-only)"
+        raise InvalidInputError(msg)
+    if args.vlm and not (full or args.dataset or args.beir):
+        msg = "--vlm: the pr suite never reads images (every machine scores alike); drop it"
+        raise InvalidInputError(msg)
+    if full and not (args.vlm or args.no_vlm or args.fetch_only):
+        msg = (
+            "--suite full reads PDF images through a vision model: pass --vlm "
+            "openai:<base_url>#<model>, or --no-vlm to leave them unread (recorded in the "
+            "results; gates compare only like with like)"
+        )
+        raise InvalidInputError(msg)
+    if args.vlm and args.system:
+        msg = "--vlm configures the reference system; a --system retriever brings its own"
+        raise InvalidInputError(msg)
+    if full and args.system:
+        msg = "--suite full measures the reference system; drop --system (or run --dataset)"
+        raise InvalidInputError(msg)
     if args.system and args.embedder:
         msg = (
             "--embedder configures the reference system; a --system retriever brings its own "
@@ -209,7 +245,8 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidInputError(msg)
     from gaia_eval.llm.spec import parse_model_spec
 
-    answer_model = parse_model_spec(args.model, "--model") if args.model else None
+    model = args.model or ("local" if full and not args.retrieval_only else None)
+    answer_model = parse_model_spec(model, "--model") if model else None
     judge = parse_model_spec(args.judge, "--judge") if args.judge else None
 
     from gaia_eval.core.runmeta import timestamp_slug
@@ -220,11 +257,14 @@ def _run(args: argparse.Namespace) -> int:
     sources = [DatasetSource("file", p, str(p)) for p in args.dataset]
     sources += [DatasetSource("beir", p, f"beir:{p}") for p in args.beir]
     custom = bool(sources)
-    if not custom:
+    plan = full_cli.plan(args) if full else None
+    if plan is not None:
+        sources = full_cli.dataset_sources(plan)
+    elif not custom:
         path = builtin_dataset_path("repo_docs")
         sources = [DatasetSource("builtin", path, "builtin:repo_docs")]
     embedder = args.embedder or ("" if args.system else DEFAULT_EMBEDDER)
-    maker = plugin_maker(args.system) if args.system else reference_maker(embedder)
+    maker = plugin_maker(args.system) if args.system else reference_maker(embedder, args.vlm)
     suite = RagSuite(
         tier=None if custom else args.suite,  # None: titled and foldered by its datasets
         sources=sources,
@@ -234,7 +274,14 @@ def _run(args: argparse.Namespace) -> int:
         hard_cases=args.hard_cases if args.hard_cases is not None else not custom,
         answer_model=answer_model,
         judge=judge,
+        **(full_cli.suite_extras(plan) if plan is not None else {}),
+        vlm=args.vlm,
     )
+    if args.vlm:
+        from gaia_eval.systems.rag.vlm import VisionModel
+
+        # Before anything is indexed: a VLM that cannot read stops the run with its error.
+        VisionModel(args.vlm).probe()
     if args.out is None and args.resume is None:
         name = f"retrieval-rag-{_slug(suite.run_tier())}-{timestamp_slug()}"
         args.out = Path("eval") / "results" / name

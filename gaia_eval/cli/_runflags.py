@@ -2,7 +2,8 @@
 
 `add_run_flags` adds --out, --resume, --shard, --gate, --tolerance, --keep-temp to a suite's
 parser; `run_suite` turns them into a RunRequest, runs the suite on core.runloop and prints
-the short terminal summary with the paths of results.json, report.md and report.html.
+the short terminal summary with the paths of results.json, report.md and report.html (and,
+when an outage stopped the run, its cause and the resume command).
 `expand_resume` lets `gaia-eval SUITE --resume DIR` alone re-run a stopped run under its own
 recorded command line.
 """
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING
 from gaia_eval.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from gaia_eval.core.runloop import RunOutcome
+    from gaia_eval.core.suite import Suite
     from gaia_eval.llm.local_server import LocalServerInfo
     from gaia_eval.llm.spec import ModelSpec
 
@@ -159,7 +162,6 @@ def run_suite(
     `argv` is the command line to record (and resume with) when the suite knows a fuller
     one than sys.argv (settings taken from environment variables)."""
     from gaia_eval.core import runloop
-    from gaia_eval.core.report import terminal_summary
     from gaia_eval.core.suite import Suite
 
     assert isinstance(suite, Suite)
@@ -171,12 +173,36 @@ def run_suite(
         folder=getattr(cls, "baselines_folder", cls.name),
     )
     assert isinstance(req, runloop.RunRequest)
-    outcome = runloop.run(suite, req)
-    for line in terminal_summary(type(suite), outcome.envelope):
+    return run_and_print(suite, req)
+
+
+def run_and_print(suite: object, req: object) -> int:
+    """Run `suite` on the run loop; print its summary and file paths on stdout, also when
+    an outage stopped it (then the cause and the resume command too, before the error
+    goes up to the CLI: exit 3 with the same message on stderr)."""
+    from gaia_eval.core import runloop
+    from gaia_eval.core.progress import scrubbed
+    from gaia_eval.core.suite import Suite
+
+    assert isinstance(suite, Suite) and isinstance(req, runloop.RunRequest)
+    try:
+        outcome = runloop.run(suite, req)
+    except runloop.RunStopped as err:
+        _print_outcome(type(suite), err.outcome)
+        for line in err.lines():
+            print(scrubbed(line))
+        raise
+    _print_outcome(type(suite), outcome)
+    return outcome.exit_code
+
+
+def _print_outcome(cls: type[Suite], outcome: RunOutcome) -> None:
+    from gaia_eval.core.report import terminal_summary
+
+    for line in terminal_summary(cls, outcome.envelope):
         print(line)
     for kind, path in outcome.paths.items():
         print(f"  {kind}: {path}")
-    return outcome.exit_code
 
 
 def local_server_for(*specs: ModelSpec | None) -> LocalServerInfo | None:
@@ -193,23 +219,6 @@ def local_server_for(*specs: ModelSpec | None) -> LocalServerInfo | None:
             if not said:
                 print(f"gaia-eval: {spec.text}: {info.note}", file=sys.stderr)
     return info
-
-
-def print_stopped(folder: Path) -> None:
-    """The summary of a run an outage stopped, on stdout (the error itself, with the resume
-    command, goes to stderr)."""
-    from gaia_eval.core.report import terminal_summary
-    from gaia_eval.core.results import load_envelope
-    from gaia_eval.core.suite import suite_class
-
-    path = folder / "results.json"
-    if not path.is_file():
-        return
-    env = load_envelope(path)
-    for line in terminal_summary(suite_class(env.header.suite), env):
-        print(line)
-    for name in ("results.json", "report.md", "report.html"):
-        print(f"  {name}: {folder / name}")
 
 
 def expand_resume(argv: Sequence[str]) -> list[str]:

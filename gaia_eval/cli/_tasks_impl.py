@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.cli._runflags import RecordedArgv, local_server_for, print_stopped
-from gaia_eval.core.errors import EXIT_GATE_FAILED, InfrastructureError, InvalidInputError
+from gaia_eval.cli._runflags import RecordedArgv, local_server_for
+from gaia_eval.core.errors import EXIT_GATE_FAILED, InvalidInputError
 from gaia_eval.core.results_io import read_json, write_json, write_text
 from gaia_eval.core.runmeta import timestamp_slug
 from gaia_eval.tasks.definitions import data_dir, load_tasks
@@ -140,11 +140,7 @@ def _run(args: argparse.Namespace) -> int:
             Path(out) if out else Path("eval/results") / f"tasks-{cfg.suite}-{timestamp_slug()}"
         )
         argv += ["--out", str(args.out)]
-    try:
-        return run_suite(TasksSuite(cfg), args, argv=argv)
-    except InfrastructureError:
-        print_stopped(args.resume or args.out)
-        raise
+    return run_suite(TasksSuite(cfg), args, argv=argv)
 
 
 def _judge_spec(args: argparse.Namespace, why: str, *, toolchain: bool = False) -> Any:

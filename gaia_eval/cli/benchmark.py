@@ -182,9 +182,8 @@ def tokenizer(path: Path | None) -> Tokenizer | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gaia_eval.cli._runflags import request
+    from gaia_eval.cli._runflags import request, run_and_print
     from gaia_eval.core import runloop
-    from gaia_eval.core.report import terminal_summary
     from gaia_eval.throughput.gate import load_manifest, manifest_verdict
     from gaia_eval.throughput.suite import BenchConfig, BenchmarkSuite
 
@@ -216,9 +215,4 @@ def run(args: argparse.Namespace) -> int:
     if manifest is not None:
         label = str(args.gate_manifest)
         req.threshold_gate = lambda env: manifest_verdict(manifest, label, env)
-    outcome = runloop.run(suite, req)
-    for line in terminal_summary(type(suite), outcome.envelope):
-        print(line)
-    for kind, path in outcome.paths.items():
-        print(f"  {kind}: {path}")
-    return outcome.exit_code
+    return run_and_print(suite, req)

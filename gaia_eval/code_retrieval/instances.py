@@ -16,6 +16,7 @@ from typing import Any
 
 from gaia_eval.core import safe_args
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+from gaia_eval.core.jsontext import refuse_surrogates
 from gaia_eval.core.results_io import loads_json, not_utf8
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
@@ -84,6 +85,7 @@ def load_jsonl(path: Path, source: str = "file") -> list[Instance]:
         if not line.strip():
             continue
         row = loads_json(line, f"{path}:{n}")
+        refuse_surrogates(row, f"{path}:{n}", line)
         out.append(from_row(row, f"{path}:{n}", source))
     ids = [i.instance_id for i in out]
     if len(set(ids)) != len(ids):

@@ -70,6 +70,11 @@ class IndexStats(_Model):
     """Chunks in the index."""
     chunks_dropped: int
     """Chunks whose embedding failed."""
+    vectors_from_cache: int | None = None
+    """Chunk vectors of this re-index served by the embedding cache (bit-identical to
+    fresh ones); None in files written before it was counted."""
+    vectors_computed: int | None = None
+    """Chunk vectors of this re-index the embedder computed."""
 
 
 class Scores(_Model):
@@ -297,6 +302,11 @@ class QualitySummary(_Model):
     """Queries skipped (no gold file in the index)."""
     unmeasured: int
     """Queries lost to infrastructure errors (never scores)."""
+    vectors_from_cache: int | None = None
+    """Chunk vectors of all re-indexes served by the embedding cache; None when no query
+    recorded it (older files)."""
+    vectors_computed: int | None = None
+    """Chunk vectors of all re-indexes the embedder computed."""
 
 
 class CodeSummary(_Model):

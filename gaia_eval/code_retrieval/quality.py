@@ -83,6 +83,8 @@ def score_query(
         files_reparsed=report.files_reparsed,
         chunks=report.chunks,
         chunks_dropped=report.chunks_dropped,
+        vectors_from_cache=report.vectors_from_cache,
+        vectors_computed=report.chunks_embedded - report.vectors_from_cache,
     )
     indexed = set(index.indexed_files())
     changes = gold_mod.parse_patch(inst.patch)

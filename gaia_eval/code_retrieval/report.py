@@ -76,12 +76,15 @@ def summarise(env: Envelope) -> CodeSummary:
             Excluded(id=r.id.removeprefix("quality/"), reason=f"unmeasured: {r.error}")
             for r in lost
         ]
+        counted = [r.index for r in records if r.index and r.index.vectors_computed is not None]
         out.quality = QualitySummary(
             summary=summarize(records),
             excluded=excluded,
             scored=sum(1 for r in records if r.status == "scored"),
             skipped=sum(1 for r in records if r.status == "skipped"),
             unmeasured=len(lost),
+            vectors_from_cache=sum(i.vectors_from_cache or 0 for i in counted) if counted else None,
+            vectors_computed=sum(i.vectors_computed or 0 for i in counted) if counted else None,
         )
     for part in ("incremental", "robustness"):
         found = next((r for r in by_part.get(part, []) if r.result), None)
@@ -142,6 +145,12 @@ def _quality(env: Envelope, q: QualitySummary) -> Section:
             f"unmeasured (infrastructure) **{q.unmeasured}**; excluded {len(q.excluded)}. "
             "`semantic` is the code index under test, `grep` the native whole-word baseline; "
             "recall@k is the share of gold files (symbols) in the first k results."
+            + (
+                f" Chunk vectors: {q.vectors_from_cache} from the embedding cache, "
+                f"{q.vectors_computed} computed."
+                if q.vectors_computed is not None
+                else ""
+            )
         )
     )
     for name, st in q.summary.items():

@@ -1,47 +1,189 @@
-"""Progress bars for loops a person waits on; silent when stderr is not a terminal."""
+"""Progress bars for loops a person waits on; silent when stderr is not a terminal.
+
+One line on stderr, redrawn at most every 0.1 s and cleared when the loop ends: the
+description (scrubbed: it can name a user's file), a bar, `done/total` units, the elapsed
+time and an ETA from the rate so far. Work inside one step moves the bar too: a loop run
+inside a tracked step (the code index's embedding batches inside an item), or a long call
+reporting `sub_progress` (the onnx embedder, per chunk, inside one document), draws no bar
+of its own but fills the current step by its fraction and shows its count, so a large
+document moves the bar chunk by chunk instead of jumping once at its end.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sized
-from typing import TypeVar
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sized
+from dataclasses import dataclass, field
+from typing import TextIO, TypeVar
 
 T = TypeVar("T")
 
+_REDRAW_S = 0.1
+_WIDTH = 24
+_BLOCKS = " ▏▎▍▌▋▊▉█"
 
-def track(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
-    """Yield `items`, drawing a rich progress bar on a terminal and nothing otherwise."""
-    if not sys.stderr.isatty():
-        yield from items
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
 
+def _clock_text(seconds: float) -> str:
+    s = max(0, round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _plural(noun: str) -> str:
+    if noun.endswith("s"):
+        return noun
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+@dataclass
+class Bar:
+    """The state and the rendering of one progress line (a clock can be injected)."""
+
+    description: str
+    total: int | None
+    unit: str = "item"
+    clock: Callable[[], float] = time.monotonic
+    done: int = 0
+    """Steps finished."""
+    sub_done: int = 0
+    sub_total: int = 0
+    sub_what: str = ""
+    """Work inside the current step: `sub_done` of `sub_total` `sub_what`."""
+    started: float = field(default=0.0)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def advance(self) -> None:
+        self.done += 1
+        self.sub_done = self.sub_total = 0
+        self.sub_what = ""
+
+    def inside(self, done: int, total: int, what: str) -> None:
+        self.sub_done, self.sub_total, self.sub_what = done, total, what
+
+    @property
+    def fraction_done(self) -> float:
+        """Steps done, counting the current step's finished share."""
+        part = self.sub_done / self.sub_total if self.sub_total > 0 else 0.0
+        return self.done + min(part, 1.0)
+
+    def eta(self) -> float | None:
+        """Seconds left at the rate so far; None before anything finished or without a total."""
+        done = self.fraction_done
+        if self.total is None or done <= 0:
+            return None
+        elapsed = self.clock() - self.started
+        return elapsed * max(self.total - done, 0.0) / done
+
+    def line(self) -> str:
+        elapsed = _clock_text(self.clock() - self.started)
+        plural = _plural(self.unit)
+        inner = f" · {self.sub_what} {self.sub_done}/{self.sub_total}" if self.sub_total else ""
+        if self.total is None or self.total <= 0:
+            return f"{self.description}  {self.done} {plural}{inner} · {elapsed}"
+        frac = min(self.fraction_done / self.total, 1.0)
+        eighths = round(frac * _WIDTH * 8)
+        full, part = divmod(eighths, 8)
+        bar = "█" * full + (_BLOCKS[part] if part else "")
+        bar = bar.ljust(_WIDTH)
+        eta = self.eta()
+        left = "–" if eta is None else _clock_text(eta)
+        return (
+            f"{self.description} |{bar}| {self.done}/{self.total} {plural}{inner}"
+            f" · {elapsed} elapsed · ETA {left}"
+        )
+
+
+@dataclass
+class _Active:
+    bar: Bar
+    stream: TextIO
+    thread: int
+    drawn: float = -1.0
+
+    def draw(self, *, force: bool = False) -> None:
+        now = self.bar.clock()
+        if not force and self.drawn >= 0 and now - self.drawn < _REDRAW_S:
+            return
+        self.drawn = now
+        self.stream.write("\r" + self.bar.line() + "\x1b[K")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r\x1b[K")
+        self.stream.flush()
+
+
+_active: list[_Active] = []
+
+
+def _current() -> _Active | None:
+    if _active and _active[-1].thread == threading.get_ident():
+        return _active[-1]
+    return None
+
+
+def sub_progress(done: int, total: int, what: str) -> None:
+    """Report `done` of `total` `what` finished inside the current tracked step (a no-op
+    when no bar is drawn in this thread)."""
+    active = _current()
+    if active is not None:
+        active.bar.inside(done, total, what)
+        active.draw()
+
+
+def track(
+    items: Iterable[T],
+    description: str,
+    total: int | None = None,
+    *,
+    unit: str = "item",
+    stream: TextIO | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[T]:
+    """Yield `items`, drawing a progress line on a terminal and nothing otherwise. Inside
+    a step of another tracked loop (same thread) it draws nothing itself: it reports its
+    count to that loop's line (`sub_progress`)."""
     if total is None and isinstance(items, Sized):
         total = len(items)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(description, total=total)
+    parent = _current()
+    if parent is not None:
+        for n, item in enumerate(items):
+            yield item
+            sub_progress(n + 1, total or 0, description)
+        return
+    out = sys.stderr if stream is None else stream
+    if not out.isatty():
+        yield from items
+        return
+    active = _Active(Bar(scrubbed(description), total, unit, clock), out, threading.get_ident())
+    _active.append(active)
+    try:
+        active.draw(force=True)
         for item in items:
             yield item
-            bar.advance(task)
+            active.bar.advance()
+            active.draw()
+    finally:
+        _active.remove(active)
+        active.clear()
 
 
 def note(message: str) -> None:
-    """A one-line status message on stderr (kept off stdout, which carries results)."""
+    """A one-line status message on stderr (kept off stdout, which carries results); a
+    progress line being drawn is cleared first and drawn again below it."""
+    active = _current()
+    if active is not None:
+        active.clear()
     print(scrubbed(message), file=sys.stderr, flush=True)
+    if active is not None:
+        active.draw(force=True)
 
 
 def scrubbed(message: str) -> str:

@@ -7,6 +7,9 @@ bar, saving after every finished item (an append-only `items.jsonl` plus an atom
 `results.json` snapshot), `--shard i/N`, `--resume DIR`, the gate, and the report files.
 A suite only says how one item runs.
 
+Before anything (the lock, the folder) the suite's `preflight()` lists every missing
+dependency and credential: all of them in one message, exit 2.
+
 Exit decisions: interrupted -> the interrupt propagates (130, or 143 for SIGTERM) after
 everything finished is written; an infrastructure outage stops the run (exit 3) with the
 resume command; an item that crashed or a failed gate -> 1; otherwise 0.
@@ -127,6 +130,26 @@ class RunOutcome:
     out_dir: Path
     exit_code: int
     paths: dict[str, Path]
+
+
+class RunStopped(InfrastructureError):
+    """An outage stopped the run (exit 3): everything finished is written. Carries what
+    the CLI tells the person on stdout: the outcome (summary, file paths), the cause as
+    the backend said it (its URL included) and the command that finishes the run."""
+
+    def __init__(self, message: str, *, outcome: RunOutcome, cause: str, resume: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.cause = cause
+        self.resume = resume
+
+    def lines(self) -> list[str]:
+        """What to print on stdout after the run's summary and file paths."""
+        return [
+            f"stopped at the first outage: {self.cause}",
+            "when the backend is back, finish the run with:",
+            f"  {self.resume}",
+        ]
 
 
 # ---- the item log ---------------------------------------------------------------------------
@@ -426,6 +449,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
     cls = type(suite)
     state = _Run(suite, req)
     gate_engine.check_tolerance(req.tolerance)
+    check_preflight(suite)
     if req.resume is not None:
         state.previous = _load_previous(req, cls)
         if req.shard is None and state.previous.header.shard:
@@ -486,6 +510,16 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
     return _finish(state, header, out, stop, label)
 
 
+def check_preflight(suite: Suite) -> None:
+    """Stop before anything runs (exit 2) naming every dependency and credential the
+    configured run needs but lacks, all in one message (`Suite.preflight`)."""
+    problems = list(suite.preflight())
+    if problems:
+        head = "the run cannot start; missing:" if len(problems) > 1 else "the run cannot start:"
+        msg = head + "".join(f"\n  - {p}" for p in problems)
+        raise InvalidInputError(msg)
+
+
 def strip_run_dir_flags(argv: Sequence[str]) -> list[str]:
     """argv without --out and --resume (and their values)."""
     kept: list[str] = []
@@ -529,7 +563,7 @@ def _loop(
     cls = state.cls
     commit = header.run.commit
     desc = f"{cls.name} {header.tier}"
-    for item in track(todo, desc, total=len(todo)):
+    for item in track(todo, desc, total=len(todo), unit=cls.item_noun):
         t0 = time.perf_counter()
         status: str = "ok"
         result = None
@@ -637,12 +671,14 @@ def _finish(
     current_run_dir.pop("dir", None)
     if stop is not None:
         if isinstance(stop, InfrastructureError):
+            resume = resume_command(state.req.argv, out)
             msg = (
                 f"{stop}\nthe run stopped: {len(measured)} of {len(header.item_ids)} "
                 f"{cls.item_noun}s are saved in {out}; when the backend is back, finish it with:\n"
-                f"  {resume_command(state.req.argv, out)}"
+                f"  {resume}"
             )
-            raise InfrastructureError(msg) from stop
+            outcome = RunOutcome(env, out, InfrastructureError.exit_code, paths)
+            raise RunStopped(msg, outcome=outcome, cause=describe(stop), resume=resume) from stop
         raise stop
     if refusal is not None:
         raise refusal
@@ -663,8 +699,10 @@ def _finish(
 __all__ = [
     "RunOutcome",
     "RunRequest",
+    "RunStopped",
     "Shard",
     "append_record",
+    "check_preflight",
     "clean_stale_temp",
     "load_baseline",
     "read_item_log",

@@ -113,6 +113,13 @@ class Suite(ABC):
     def items(self) -> Sequence[Item]:
         """Every item of the full set, in run order (the run loop shards and resumes)."""
 
+    def preflight(self) -> list[str]:
+        """What this configured run needs but lacks (an SDK, an API key, an optional
+        extra, pytest), one line each naming the fix. The run loop calls it before the
+        lock and the first item and stops with all of them at once (exit 2); keep it
+        cheap (no model loads, no indexing). Default: nothing is missing."""
+        return []
+
     def select(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items this configured run asks for (e.g. `--parts`); default all. A run that
         asks for fewer than all is labelled filtered; the digest still covers all."""

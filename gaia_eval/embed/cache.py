@@ -21,7 +21,7 @@ recently used rows go (down to 90 %, so eviction is not paid on every write) and
 gives the freed pages back. A hit refreshes its row's use time at most once a minute.
 
 Location: `$GAIA_EVAL_CACHE/embeddings/vectors.sqlite3`, else
-`~/.cache/gaia_eval/embeddings/vectors.sqlite3`; `GAIA_EVAL_NO_EMBED_CACHE=1` (the CLI's
+`~/.cache/gaia-eval/embeddings/vectors.sqlite3`; `GAIA_EVAL_NO_EMBED_CACHE=1` (the CLI's
 `--no-cache`) turns it off.
 """
 
@@ -42,6 +42,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from gaia_eval.core.cachedir import cache_root
+
 SCHEMA = 1
 DEFAULT_MAX_MB = 1024
 _DISABLE_ENV = "GAIA_EVAL_NO_EMBED_CACHE"
@@ -50,12 +52,6 @@ _FILE = "vectors.sqlite3"
 _PARAMS = 500  # keys per SELECT (well under SQLite's bound-parameter limit)
 _TOUCH_NS = 60 * 10**9  # LRU precision: rewriting use times more often buys nothing
 _LOW_WATER = 0.9
-
-
-def cache_root() -> Path:
-    """gaia_eval's cache root: `$GAIA_EVAL_CACHE`, else `~/.cache/gaia_eval`."""
-    root = os.environ.get("GAIA_EVAL_CACHE")
-    return Path(root).expanduser() if root else Path.home() / ".cache" / "gaia_eval"
 
 
 def default_path() -> Path:

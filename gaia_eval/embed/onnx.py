@@ -94,8 +94,14 @@ class OnnxEmbedder:
         """`parallel_runs`: with N threads (`GAIA_EVAL_ONNX_THREADS`, default the cores,
         at most 4), run N texts at once on single-threaded kernels (True) or one text at a
         time on N-threaded kernels (False). Vectors are bit-identical either way."""
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ModuleNotFoundError as err:
+            from gaia_eval.core.extras import missing_message
+
+            msg = missing_message(err.name or "onnxruntime", "onnx", f"--embedder onnx:{model}")
+            raise InvalidInputError(msg) from err
 
         self._name = model
         pinned = _MODELS.get(model)
@@ -246,14 +252,26 @@ class OnnxEmbedder:
         return [list(e.ids) for e in self._tok.encode_batch(texts)]
 
     def _compute(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        from gaia_eval.core.progress import sub_progress
+
         ids = [e.ids for e in self._tok.encode_batch(texts)]
+        rows: list[npt.NDArray[np.float32]] = []
+        # Rows arrive in order in this thread: each one moves a progress bar drawn around
+        # the call (a document's chunks while indexing), so a long document does not
+        # freeze the bar until its end.
         if self._workers > 1 and len(ids) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(min(self._workers, len(ids))) as pool:
-                rows = list(pool.map(self._one, ids))
+                for row in pool.map(self._one, ids):
+                    rows.append(row)
+                    if len(ids) > 1:
+                        sub_progress(len(rows), len(ids), "texts embedded")
         else:
-            rows = [self._one(i) for i in ids]
+            for i in ids:
+                rows.append(self._one(i))
+                if len(ids) > 1:
+                    sub_progress(len(rows), len(ids), "texts embedded")
         return np.vstack(rows).astype(np.float32, copy=False)
 
     def _one(self, token_ids: list[int]) -> npt.NDArray[np.float32]:

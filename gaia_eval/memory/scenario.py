@@ -287,11 +287,21 @@ def load_scenario(path: Path) -> Scenario:
     except FileNotFoundError as err:
         msg = f"{path}: scenario file not found"
         raise InvalidInputError(msg) from err
+    except UnicodeDecodeError as err:
+        from gaia_eval.core.results_io import not_utf8
+
+        raise not_utf8(path, err) from err
     except yaml.YAMLError as err:
         msg = f"{path}: not valid YAML: {err}"
         raise InvalidInputError(msg) from err
     if not isinstance(raw, dict):
         msg = f"{path}: a scenario is a YAML mapping with persona, start, chats and probes"
+        raise InvalidInputError(msg)
+    from gaia_eval.core.jsontext import surrogate_problems
+
+    bad = surrogate_problems(raw)  # YAML "\ud800" escapes parse, then crash any write
+    if bad:
+        msg = f"{path}: {bad[0]}"
         raise InvalidInputError(msg)
     try:
         spec = ScenarioSpec.model_validate(raw)

@@ -91,6 +91,25 @@ class MemorySuite(Suite):
         self._embedder: Embedder | None = None
         self._scenarios = self._load()
 
+    def preflight(self) -> list[str]:
+        """full: what the model and judge specs need (SDK, API key, local weights) and the
+        onnx extra for an onnx embedder; pr needs nothing beyond the base install."""
+        from gaia_eval.core.extras import problem
+        from gaia_eval.llm.preflight import model_needs
+        from gaia_eval.llm.spec import parse_model_spec
+
+        out: list[str] = []
+        if self.embedder_spec.split(":", 1)[0] == "onnx":
+            needed_by = f"--embedder {self.embedder_spec}"
+            for module in ("onnxruntime", "tokenizers"):
+                line = problem(module, "onnx", needed_by)
+                out += [line] if line else []
+        if self.model_spec is not None:
+            out += model_needs(parse_model_spec(self.model_spec, "--model"), "--model")
+        if self.judge_spec is not None:
+            out += model_needs(parse_model_spec(self.judge_spec, "--judge"), "--judge")
+        return out
+
     # ---- items ------------------------------------------------------------------------
 
     def _load(self) -> dict[str, tuple[Scenario, str]]:

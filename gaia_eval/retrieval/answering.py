@@ -67,6 +67,7 @@ def answer_question(
     judge: ModelSpec | None,
     *,
     timeout_s: float = 300.0,
+    sent: list[list[dict[str, str]]] | None = None,
 ) -> AnswerResult | None:
     """Ask `model`, grade the reply; None for a question without a gold answer (nothing to
     grade it against, so it is not asked)."""
@@ -75,6 +76,8 @@ def answer_question(
     if not q.answer.strip():
         return None
     msgs = messages_for(q.question, chunks)
+    if sent is not None:  # the conversation as sent (the history-leak case reads it)
+        sent.append(msgs)
     t0 = time.perf_counter()
     reply = complete(
         model,

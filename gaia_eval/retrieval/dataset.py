@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from gaia_eval.core.cachedir import cache_root
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import atomic_write_bytes
 
@@ -213,7 +213,14 @@ def load_dataset(path: Path | str) -> Dataset:
         raise InvalidInputError(msg) from err
     if not isinstance(raw, dict):
         raise _fail(path, ["(top level): must be a JSON object with id, documents, questions"])
-    problems: list[str] = []
+    from gaia_eval.core.jsontext import surrogate_problems
+
+    # A document path may name a non-UTF-8 file (surrogate escapes); text may not.
+    problems = surrogate_problems(
+        raw, allowed=lambda w: len(w) == 3 and w[0] == "documents" and w[2] == "path"
+    )
+    if problems:
+        raise _fail(path, problems)
     docs = raw.get("documents")
     if isinstance(docs, list):
         for i, d in enumerate(docs):
@@ -307,30 +314,36 @@ def builtin_dataset_path(name: str) -> Path:
 # ---- BEIR folders ----------------------------------------------------------------------
 
 
-def _cache_root() -> Path:
-    root = os.environ.get("GAIA_EVAL_CACHE")
-    return Path(root) if root else Path.home() / ".cache" / "gaia_eval"
-
-
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         msg = f"{path}: missing; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/"
         raise InvalidInputError(msg)
+    from gaia_eval.core import jsontext
+
     rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as err:
-                why = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
-                msg = f"{path}: line {n} is not valid JSON ({why}); fix or remove it"
-                raise InvalidInputError(msg) from err
-            if not isinstance(row, dict) or not isinstance(row.get("_id"), str | int):
-                msg = f"{path}: line {n}: `_id` missing; every row needs `_id` and `text`"
-                raise InvalidInputError(msg)
-            rows.append(row)
+    try:
+        # Only "\n" ends a JSON line (splitlines would also cut at U+2028 inside a string).
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as err:
+        msg = f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8"
+        raise InvalidInputError(msg) from err
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as err:
+            why = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
+            msg = f"{path}: line {n} is not valid JSON ({why}); fix or remove it"
+            raise InvalidInputError(msg) from err
+        if not isinstance(row, dict) or not isinstance(row.get("_id"), str | int):
+            msg = f"{path}: line {n}: `_id` missing; every row needs `_id` and `text`"
+            raise InvalidInputError(msg)
+        bad = jsontext.surrogate_problems(row, line)
+        if bad:
+            msg = f"{path}: line {n} (`_id` {jsontext.shown(row['_id'])}): {bad[0]}"
+            raise InvalidInputError(msg)
+        rows.append(row)
     return rows
 
 
@@ -365,7 +378,7 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
 
     Each corpus row becomes a text file (title, blank line, text) under
     `<cache>/beir/<folder name>-<corpus digest>/` (`$GAIA_EVAL_CACHE`, else
-    ~/.cache/gaia_eval), because retrievers index files; the digest keys the folder, so
+    ~/.cache/gaia-eval), because retrievers index files; the digest keys the folder, so
     a changed corpus gets new files and an unchanged one reuses them. Queries with no
     relevant document (score > 0) are skipped; answers are empty (type `judge`).
     """
@@ -378,7 +391,7 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
     queries = {str(r["_id"]): r for r in _jsonl(folder / "queries.jsonl")}
     qrels_path, relevant = _qrels(folder, split)
     digest = hashlib.sha256(corpus_path.read_bytes()).hexdigest()[:16]
-    out_dir = (cache_dir or _cache_root()) / "beir" / f"{folder.name}-{digest}"
+    out_dir = (cache_dir or cache_root()) / "beir" / f"{folder.name}-{digest}"
     documents: list[DocumentRef] = []
     ids: set[str] = set()
     for row in corpus:

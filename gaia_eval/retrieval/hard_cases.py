@@ -277,6 +277,7 @@ def scanned_pdf(ctx: Context) -> HardCase:
     try:
         vlm = system.info().vlm
         result, raised = _index_quietly(system, scan)
+        recall = _scan_recall(ctx, system, pdf, scan) if vlm is not None and result else None
     finally:
         system.close()
     details: dict[str, Any] = {
@@ -288,13 +289,17 @@ def scanned_pdf(ctx: Context) -> HardCase:
         "error": (result.error if result else raised),
     }
     if vlm is not None:
-        return _case(
-            cid,
-            title,
-            "skipped",
-            "VLM on: page-level recall on scans is not measured in this build",
-            details,
-        )
+        if recall is None or result is None or result.chunks == 0:
+            finding = f"VLM on, but the scan was not indexed (status {details['status']})"
+            return _case(cid, title, "fail", finding, details)
+        details |= recall
+        hit, n = recall["hits@5"], recall["questions"]
+        read = f"read by the VLM ({result.chunks} chunks)"
+        if n:
+            finding = f"{read}; page-level recall@5 on the scan {hit}/{n}"
+        else:
+            finding = f"{read}; no page-labelled question on it"
+        return _case(cid, title, "measured", finding, details)
     refused = (result is None and raised) or (
         result is not None and result.status in ("empty", "failed") and result.error
     )
@@ -314,6 +319,27 @@ def scanned_pdf(ctx: Context) -> HardCase:
         f"(status {details['status']}, {details['chunks']} chunks)",
         details,
     )
+
+
+def _scan_recall(ctx: Context, system: Retriever, pdf: Path, scan: Path) -> dict[str, Any]:
+    """Page-level recall@5 of the source PDF's page-labelled questions on the scan alone."""
+    doc = next((d for d, p in ctx.paths.items() if p == pdf), None)
+    asked = [
+        q
+        for q in ctx.dataset.questions
+        if q.doc == doc and all(e.doc == doc and e.page for e in q.evidence)
+    ]
+    text = DocumentText(str(doc), system.extracted_text(scan))
+    located = locate_chunks(text, system.chunks(scan), set(system.split_chunks(scan)))
+    hits = 0
+    for q in asked:
+        pages = {e.page for e in q.evidence}
+        for h in _from(system.search(q.question, 5), scan):
+            loc = located[h.chunk_index] if 0 <= h.chunk_index < len(located) else None
+            if loc is not None and pages & set(loc.pages):
+                hits += 1
+                break
+    return {"questions": len(asked), "hits@5": hits}
 
 
 def corrupted_pdf(ctx: Context) -> HardCase:

@@ -60,8 +60,9 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
     failed: list[FailedDocument] = []
     degraded: list[str] = []
     index_s = 0.0
+    before = _vector_counts(idx.system)
     with RssSampler() as rss:
-        for ref in track(ds.documents, f"indexing {ds.id}"):
+        for ref in track(ds.documents, f"indexing {ds.id}", unit="document"):
             path = idx.paths[ref.id]
             t0 = time.perf_counter()
             try:
@@ -115,9 +116,13 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
             elif res.status == "degraded":
                 degraded.append(ref.id)
 
+    after = _vector_counts(idx.system)
+    from_cache = computed = None
+    if before is not None and after is not None:
+        from_cache, computed = after[0] - before[0], after[1] - before[1]
     total_chunks = unlocated = text_bytes = 0
     failed_ids = {f.doc for f in failed}
-    for ref in track(ds.documents, f"locating chunks of {ds.id}"):
+    for ref in track(ds.documents, f"locating chunks of {ds.id}", unit="document"):
         if ref.id in failed_ids:
             continue
         path = idx.paths[ref.id]
@@ -152,8 +157,23 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
         chunk_text_mb=round(text_bytes / _MB, 3),
         cache_on_disk_mb=_folder_mb(cache) if cache is not None else None,
         unlocated_chunks=unlocated,
+        vectors_from_cache=from_cache,
+        vectors_computed=computed,
         per_document=per_doc,
     )
+
+
+def _vector_counts(system: Retriever) -> tuple[int, int] | None:
+    """(chunk vectors from the embedding cache, computed) so far, from the system's
+    stats(); None when it does not count them (an uncached embedder, a plug-in)."""
+    stats = getattr(system, "stats", None)
+    if not callable(stats):
+        return None
+    values = stats()
+    hits, computed = values.get("vectors_from_cache"), values.get("vectors_computed")
+    if isinstance(hits, int) and isinstance(computed, int):
+        return hits, computed
+    return None
 
 
 def _embedding_dim(system: Retriever) -> int | None:

@@ -186,6 +186,11 @@ class IndexStats(_Model):
     """Size of the system's cache folder (MiB); None for systems without one."""
     unlocated_chunks: int
     """Chunks not found in their document's text (the run aborts above 1%)."""
+    vectors_from_cache: int | None = None
+    """Chunk vectors the embedding cache served while indexing (bit-identical to fresh
+    ones); None when the system's embedder is not cached or the system does not say."""
+    vectors_computed: int | None = None
+    """Chunk vectors the embedder computed while indexing; None as for the above."""
     per_document: list[DocumentStats]
     """Per-document indexing, in dataset order."""
 
@@ -376,6 +381,10 @@ class QuestionResult(_Model):
     """True when an evidence document failed to index; then every rank is None."""
     answer: AnswerResult | None = None
     """The model's graded answer (None: retrieval only, or no gold answer)."""
+    label_overlap: float | None = None
+    """Label sanity check (FinanceBench): the best share, over the question's page labels
+    with annotator text, of that text's words (its first 2,000 characters) found on the
+    labelled page; None without such labels."""
 
 
 class DatasetResult(_Model):
@@ -417,6 +426,53 @@ class HardCase(_Model):
     """Measured values and the evidence behind the status."""
 
 
+class AnnTrial(_Model):
+    """An approximate FAISS index tried on a scale tier's vectors, against the flat index."""
+
+    index: str
+    """FAISS index (`IndexIVFFlat`, `IndexHNSWFlat`) and its search parameters."""
+    build_s: float
+    """Seconds to build (and train) it over the tier's vectors."""
+    recall_at_10_vs_flat: float
+    """Mean share of the flat index's top 10 it also returns (1.0: no loss)."""
+    p50_ms: float
+    """Median search latency per query (query vector given)."""
+    p95_ms: float
+    """95th percentile search latency per query."""
+
+
+class ScaleTier(_Model):
+    """One scale tier: the most-questioned documents padded with distractors to a size."""
+
+    kind: Literal["scale_tier"] = "scale_tier"
+    """Marks a scale-tier item."""
+    tier: int
+    """Documents indexed in the tier (targets plus distractors)."""
+    targets: list[str]
+    """The labelled documents (repo_docs' most questioned)."""
+    distractors: Literal["wikipedia", "generated"]
+    """Where the padding came from: Simple English Wikipedia, or generated offline."""
+    embedder: str
+    """The embedder that indexed the tier."""
+    ok: bool
+    """True when every target document indexed (otherwise the tier's recall is not
+    comparable)."""
+    index: IndexStats
+    """Build statistics (per-document list left out)."""
+    slowest: list[DocumentStats]
+    """The five slowest documents to index."""
+    summary: Summary
+    """Recall, MRR and latency of both pipelines over the tier's questions."""
+    faiss_index: str | None = None
+    """The system's FAISS index type (None: not the reference system)."""
+    flat_p50_ms: float | None = None
+    """Flat-index search latency (query vector given), median, for the ANN comparison."""
+    flat_p95_ms: float | None = None
+    """Flat-index search latency, 95th percentile."""
+    ann: list[AnnTrial] = Field(default_factory=list)
+    """IVF and HNSW tried from `ann_from` documents on (empty below)."""
+
+
 class RetrievalResults(_Model):
     """A RAG retrieval results.json before the suite engine (schema 1); read only, by the
     legacy converter, so the committed baseline keeps loading unedited."""
@@ -438,8 +494,10 @@ class RetrievalResults(_Model):
 # ---- the suite engine's envelope ------------------------------------------------------
 
 
-class RagItem(RootModel[Annotated[QuestionResult | HardCase, Field(discriminator="kind")]]):
-    """One item's result: a question or a hard case (told apart by `kind`)."""
+class RagItem(
+    RootModel[Annotated[QuestionResult | HardCase | ScaleTier, Field(discriminator="kind")]]
+):
+    """One item's result: a question, a hard case or a scale tier (told apart by `kind`)."""
 
 
 class DatasetSetup(_Model):
@@ -472,6 +530,8 @@ class RagSetup(BaseModel):
     """Every dataset of the run, in run order."""
     system: SystemSettings | None = None
     """The system's reported settings (None when setup stopped before building it)."""
+    sources: dict[str, dict[str, str]] | None = None
+    """Full suite: each corpus source's title, homepage and license (from sources.json)."""
 
     def index(self, dataset: str) -> IndexStats | None:
         """The dataset's index statistics (None: not indexed, e.g. setup stopped first)."""
@@ -506,6 +566,9 @@ class RagSummary(_Model):
     """Every dataset, in run order."""
     hard_cases: dict[str, str] | None = None
     """Hard case id -> status (`error`: it crashed); None when none were run."""
+    canary_answers: list[str] | None = None
+    """Ids of the questions whose answer carried the prompt-injection canary (None: no
+    answers in the run)."""
 
 
 class RagItemRecord(ItemRecord):

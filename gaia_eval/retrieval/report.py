@@ -74,6 +74,10 @@ def sections(env: Envelope) -> list[Section]:
     by_ds = questions(env)
     out = [_guide(s, setup)]
     out += [_dataset(d, by_ds.get(d.dataset, [])) for d in s.datasets]
+    from gaia_eval.retrieval.report_scale import canary_section, scale_section, sources_section
+
+    extra = (scale_section(env), canary_section(env), sources_section(env))
+    out += [sec for sec in extra if sec is not None]
     if s.hard_cases is not None:
         out.append(_hard_cases(env))
     return out
@@ -179,6 +183,16 @@ def warnings(env: Envelope) -> list[str]:
 def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
     s = d.summary
     blocks: list[Block] = [Para(d.description)] if d.description else []
+    checked = [q.label_overlap for q in qs if q.label_overlap is not None]
+    if checked:
+        ok = sum(1 for v in checked if v >= 0.5)
+        blocks.append(
+            Para(
+                f"Label check: for {ok} of {len(checked)} page-labelled questions at least "
+                "half the annotator's evidence words are on the labelled page "
+                f"(annotator_text_on_page_ge_0.5 = {ok / len(checked):.3f})."
+            )
+        )
     header = ["pipeline", "R@1", "R@3", "R@5", "R@10", "R@20", "MRR", "R@returned"]
     header += ["mean returned", "p50 ms", "p95 ms"]
     na = "–"
@@ -369,6 +383,13 @@ def _index(d: DatasetSummary) -> list[Block]:
         ["cache on disk", "–" if ix.cache_on_disk_mb is None else f"{ix.cache_on_disk_mb:.2f} MiB"],
         ["unlocated chunks", str(ix.unlocated_chunks)],
     ]
+    if ix.vectors_from_cache is not None and ix.vectors_computed is not None:
+        rows.append(
+            [
+                "chunk vectors",
+                f"{ix.vectors_from_cache} from the embedding cache, {ix.vectors_computed} computed",
+            ]
+        )
     blocks: list[Block] = [Table(["index", "value"], rows, caption="Index")]
     slow = sorted(ix.per_document, key=lambda x: (-x.seconds, x.doc))[:5]
     if slow:

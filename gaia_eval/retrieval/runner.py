@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,7 +30,17 @@ from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
-from gaia_eval.retrieval import answer_cases, answering, gate, hard_cases, report, summary
+from gaia_eval.retrieval import (
+    answer_cases,
+    answering,
+    full_cases,
+    gate,
+    hard_cases,
+    report,
+    scale,
+    scoring,
+    summary,
+)
 from gaia_eval.retrieval.dataset import Dataset, Question, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import ResolvedEvidence, check_unlocated, chunk_hits
 from gaia_eval.retrieval.indexing import Indexed, index_dataset, resolve
@@ -38,6 +50,7 @@ from gaia_eval.retrieval.models import (
     HardCase,
     QuestionResult,
     RagItem,
+    ScaleTier,
     SystemSettings,
 )
 from gaia_eval.retrieval.systems import SystemMaker
@@ -50,6 +63,9 @@ if TYPE_CHECKING:
     from gaia_eval.llm.spec import ModelSpec
 
 SUITE = "retrieval-rag"
+LABEL_CHARS = 2000
+"""The annotator text's leading characters the label sanity check reads."""
+_WORD = re.compile(r"\w+")
 # Comparable fields a --system retriever reports only once built.
 PLUGIN_PENDING = ("embedder", "model", "VLM on")
 
@@ -58,12 +74,16 @@ PLUGIN_PENDING = ("embedder", "model", "VLM on")
 class DatasetSource:
     """Where a dataset comes from."""
 
-    kind: Literal["builtin", "file", "beir"]
+    kind: Literal["builtin", "file", "beir", "corpus"]
     path: Path
     label: str
-    """Recorded as the dataset's `source` (`builtin:repo_docs`, a path)."""
+    """Recorded as the dataset's `source` (`builtin:repo_docs`, a path, `corpus:<name>`)."""
+    loader: Callable[[], Dataset] | None = None
+    """Builds a `corpus` dataset from the checked cache (full.py)."""
 
     def load(self) -> Dataset:
+        if self.loader is not None:
+            return self.loader()
         return load_beir(self.path) if self.kind == "beir" else load_dataset(self.path)
 
 
@@ -100,8 +120,23 @@ class RagSuite(Suite):
         hard_cases: bool,
         answer_model: ModelSpec | None = None,
         judge: ModelSpec | None = None,
+        scale_plan: scale.ScalePlan | None = None,
+        wikipedia: Path | None = None,
+        near_duplicates: dict[str, list[Path]] | None = None,
+        vlm: str | None = None,
+        license_notes: dict[str, dict[str, str]] | None = None,
     ) -> None:
+        self.license_notes = license_notes
+        """The corpus sources' licenses, recorded in the setup (full suite)."""
         self.tier = tier
+        self.scale_plan = scale_plan
+        """The scale tiers (full suite); None: none."""
+        self.wikipedia = wikipedia
+        """The checked Wikipedia parquet, when the tiers' distractors come from it."""
+        self.near_duplicates = near_duplicates
+        """Company -> its several years of filings (full suite's near-duplicate case)."""
+        self.vlm = vlm
+        """The vision model reading PDF images (recorded; None: off)."""
         self.answer_model = answer_model
         """Answers are generated and graded only with a model (None: retrieval only)."""
         self.judge = judge
@@ -114,6 +149,8 @@ class RagSuite(Suite):
         self._loaded: list[Dataset] | None = None
         self._indexed: dict[str, Indexed] = {}
         self._work: Path | None = None
+        self._distractors: list[Any] = []
+        self._page_words: dict[tuple[int, str, int], set[str]] = {}
 
     # ---- definition ----------------------------------------------------------------------
 
@@ -140,6 +177,42 @@ class RagSuite(Suite):
             self._loaded = loaded
         return self._loaded
 
+    def preflight(self) -> list[str]:
+        """The reference system's optional extras (onnx for its embedder; pdf when a
+        dataset holds a PDF: pypdf reads it, pypdfium2 rasterizes it for the scanned-PDF
+        hard case) and what the answer model and judge need (SDK, API key, weights)."""
+        from gaia_eval.core.extras import problem
+        from gaia_eval.llm.preflight import model_needs
+
+        out: list[str] = []
+        if self.maker.reference:
+            if self.embedder.split(":", 1)[0] == "onnx":
+                out += [
+                    p
+                    for m in ("onnxruntime", "tokenizers")
+                    if (p := problem(m, "onnx", f"--embedder {self.embedder}"))
+                ]
+            pdf = next(
+                (
+                    (ds, d)
+                    for ds in self.datasets()
+                    for d in ds.documents
+                    if Path(d.path).suffix.lower() == ".pdf"
+                ),
+                None,
+            )
+            if pdf is not None:
+                needed_by = f"dataset {pdf[0].id!r}: reading its PDF {pdf[1].id!r}"
+                out += [p for p in [problem("pypdf", "pdf", needed_by)] if p]
+                if self.hard_cases:
+                    needed_by = "the scanned_pdf hard case (rasterizing a PDF)"
+                    out += [p for p in [problem("pypdfium2", "pdf", needed_by)] if p]
+        if self.answer_model is not None:
+            out += model_needs(self.answer_model, "--model")
+        if self.judge is not None:
+            out += model_needs(self.judge, "--judge")
+        return out
+
     def run_tier(self) -> str:
         """The suite's tier (`pr`), or for a run of your own data its dataset ids."""
         return self.tier or "+".join(ds.id for ds in self.datasets())
@@ -153,6 +226,12 @@ class RagSuite(Suite):
         if self.answer_model is not None:
             # Only when answers are on, so a retrieval-only header is unchanged.
             out["answer_model"] = self.answer_model.text
+        if self.scale_plan is not None:  # full suite only: the pr header is unchanged
+            out["scale"] = {
+                "tiers": list(self.scale_plan.tiers),
+                "distractors": self.scale_plan.distractors,
+                "ann_from": self.scale_plan.ann_from,
+            }
         return out
 
     def header_fields(self) -> HeaderFields:
@@ -161,8 +240,9 @@ class RagSuite(Suite):
             tier=self.run_tier(),
             system=self.maker.label,
             embedder=self.embedder if reference else None,
+            model=self.vlm if reference else None,
             judge=self.judge.text if self.judge else None,
-            settings=self._settings(False if reference else None),
+            settings=self._settings((self.vlm is not None) if reference else None),
             pending=() if reference else PLUGIN_PENDING,
         )
 
@@ -172,6 +252,15 @@ class RagSuite(Suite):
             for i, ds in enumerate(self.datasets())
             for q in ds.questions
         ]
+        if self.scale_plan is not None:
+            out += [
+                Item(
+                    f"{summary.SCALE_PREFIX}{tier}",
+                    definition=["scale", tier, self.scale_plan.distractors],
+                    payload=("scale", tier),
+                )
+                for tier in self.scale_plan.tiers
+            ]
         if self.hard_cases:
             out += [
                 Item(
@@ -189,12 +278,30 @@ class RagSuite(Suite):
                         payload=partial(answer_cases.prompt_injection, model=self.answer_model),
                     )
                 )
+            if self.near_duplicates is not None:
+                out.append(
+                    Item(
+                        f"{summary.HARD_PREFIX}near_duplicate_filings",
+                        definition=["hard_case", "near_duplicate_filings"],
+                        payload=partial(self._near_duplicates),
+                    )
+                )
+                if self.answer_model is not None:
+                    out.append(
+                        Item(
+                            f"{summary.HARD_PREFIX}query_history_leak",
+                            definition=["hard_case", "query_history_leak"],
+                            payload=partial(full_cases.query_history_leak, model=self.answer_model),
+                        )
+                    )
         return out
 
     # ---- set-up: index, locate, resolve --------------------------------------------------
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         self._work = Path(ctx.setup["_temp"])
+        if self.license_notes is not None:
+            ctx.setup["sources"] = self.license_notes
         loaded = self.datasets()
         ctx.setup["datasets"] = [
             DatasetSetup(
@@ -208,9 +315,18 @@ class RagSuite(Suite):
             for src, ds in zip(self.sources, loaded, strict=True)
         ]
         # Index what the items to run need: their datasets, and the first for hard cases.
-        wanted = {i.payload[0] for i in items if isinstance(i.payload, tuple)}
+        wanted = {
+            i.payload[0]
+            for i in items
+            if isinstance(i.payload, tuple) and isinstance(i.payload[0], int)
+        }
         if any(callable(i.payload) for i in items):
             wanted.add(0)
+        tiers = [
+            i.payload[1] for i in items if isinstance(i.payload, tuple) and i.payload[0] == "scale"
+        ]
+        if tiers:
+            self._prepare_distractors(max(tiers))
         for n in sorted(wanted):
             self._indexed[loaded[n].id] = self._set_up(ctx, loaded[n], self._work / f"dataset-{n}")
 
@@ -258,9 +374,13 @@ class RagSuite(Suite):
     def run_item(self, item: Item, ctx: RunContext) -> BaseModel:
         if callable(item.payload):
             return self._hard_case(item.payload)
+        if item.payload[0] == "scale":
+            return self._scale_tier(item.payload[1])
         n, q = item.payload
         ds = self.datasets()[n]
-        idx = self._indexed[ds.id]
+        return self._measure(self._indexed[ds.id], ds, q, answers=True)
+
+    def _measure(self, idx: Indexed, ds: Dataset, q: Question, *, answers: bool) -> QuestionResult:
         t0 = time.perf_counter()
         sdk_hits = idx.system.search(q.question, DENSE_DEPTH)[:DENSE_DEPTH]
         sdk_s = time.perf_counter() - t0
@@ -270,7 +390,7 @@ class RagSuite(Suite):
         evidence = idx.resolved[q.id]
         ev_docs = {ev.doc for ev in q.evidence}
         answer = None
-        if self.answer_model is not None:
+        if answers and self.answer_model is not None:
             sent = [
                 answering.ContextChunk(
                     source=Path(h.path).name,
@@ -298,7 +418,82 @@ class RagSuite(Suite):
             agent_latency_s=round(agent_s, 6),
             evidence_not_indexed=evidence is None,
             answer=answer,
+            label_overlap=self._label_overlap(idx, q),
         )
+
+    def _label_overlap(self, idx: Indexed, q: Question) -> float | None:
+        best: float | None = None
+        for ev in q.evidence:
+            text = idx.texts.get(ev.doc)
+            if not ev.label_text or ev.page is None or text is None or not text.paged:
+                continue
+            key = (id(idx), ev.doc, ev.page)
+            if key not in self._page_words:
+                start, end = text.page_segment(ev.page)
+                self._page_words[key] = set(_WORD.findall(text.normalized[start:end].lower()))
+            words = _WORD.findall(ev.label_text[:LABEL_CHARS].lower())
+            if words:
+                share = sum(w in self._page_words[key] for w in words) / len(words)
+                best = share if best is None else max(best, share)
+        return None if best is None else round(best, 4)
+
+    # ---- scale tiers ---------------------------------------------------------------------
+
+    def _prepare_distractors(self, largest: int) -> None:
+        assert self._work is not None and self.scale_plan is not None
+        need = max(0, largest - scale.TARGETS)
+        if self.scale_plan.distractors == "wikipedia":
+            if self.wikipedia is None:
+                msg = "the scale tiers' Wikipedia distractors were asked for but not fetched"
+                raise InvalidInputError(msg)
+            articles = scale.wikipedia_articles(self.wikipedia, need)
+        else:
+            articles = scale.generated_articles(need)
+        self._distractors = scale.write_distractors(self._work / "distractors", articles)
+
+    def _scale_tier(self, tier: int) -> ScaleTier:
+        assert self._work is not None and self.scale_plan is not None
+        base = self.datasets()[0]
+        ds = scale.tier_dataset(base, tier, self._distractors)
+        work = self._work / f"scale-{tier}"
+        t0 = time.perf_counter()
+        system = self.maker.make(work / "cache")
+        load_s = time.perf_counter() - t0
+        paths = {d.id: Path(d.path) for d in ds.documents}
+        doc_of_path = {str(p): d for d, p in paths.items()}
+        doc_of_path.update({str(p.resolve()): d for d, p in paths.items()})
+        idx = Indexed(system, paths, doc_of_path)
+        try:
+            stats = index_dataset(ds, idx, load_s, work / "cache" if self.maker.reference else None)
+            check_unlocated(stats.chunks, stats.unlocated_chunks)
+            idx.resolved = resolve(ds, idx)
+            results = [self._measure(idx, ds, q, answers=False) for q in ds.questions]
+            slowest = sorted(stats.per_document, key=lambda d: -d.seconds)[:5]
+            out = ScaleTier(
+                tier=tier,
+                targets=[d.id for d in ds.documents if not d.id.startswith("distractor-")],
+                distractors=self.scale_plan.distractors,
+                embedder=system.info().embedder,
+                ok=stats.required_failed == 0,
+                index=stats.model_copy(update={"per_document": []}),
+                slowest=slowest,
+                summary=scoring.summarize(results),
+                faiss_index=scale.faiss_index_type(system),
+            )
+            vectors = scale.system_vectors(system)
+            queries = scale.query_vectors(system, [q.question for q in ds.questions])
+            if tier >= self.scale_plan.ann_from and vectors is not None and queries is not None:
+                (p50, p95), trials = scale.ann_trials(vectors, queries)
+                out = out.model_copy(update={"flat_p50_ms": p50, "flat_p95_ms": p95, "ann": trials})
+            return out
+        finally:
+            system.close()
+            shutil.rmtree(work, ignore_errors=True)  # a 5,000-document tier is large
+
+    def _near_duplicates(self, ctx: hard_cases.Context) -> HardCase:
+        assert self.near_duplicates is not None
+        asked = [q for ds in self.datasets() if ds.id == "financebench" for q in ds.questions]
+        return full_cases.near_duplicate_filings(ctx, self.near_duplicates, asked)
 
     def _hard_case(self, fn: Callable[[hard_cases.Context], HardCase]) -> HardCase:
         assert self._work is not None

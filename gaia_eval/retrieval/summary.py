@@ -17,19 +17,21 @@ from gaia_eval.retrieval.models import (
     RagItem,
     RagSetup,
     RagSummary,
+    ScaleTier,
 )
 
 if TYPE_CHECKING:
     from gaia_eval.core.results import Envelope, ItemRecord
 
 HARD_PREFIX = "hard/"
+SCALE_PREFIX = "scale/"
 
 
 def is_hard_case(item_id: str) -> bool:
     return item_id.startswith(HARD_PREFIX)
 
 
-def result_of(rec: ItemRecord) -> QuestionResult | HardCase | None:
+def result_of(rec: ItemRecord) -> QuestionResult | HardCase | ScaleTier | None:
     """A record's result model (None: it crashed or was not measured)."""
     if rec.status != "ok" or rec.result is None:
         return None
@@ -79,4 +81,8 @@ def summarise(env: Envelope) -> RagSummary:
             status = hard_case_status(rec) if is_hard_case(rec.id) else None
             if status is not None:
                 hard[rec.id.removeprefix(HARD_PREFIX)] = status
-    return RagSummary(datasets=datasets, hard_cases=hard)
+    answered = [q for qs in by_ds.values() for q in qs if q.answer is not None]
+    canary = sorted(f"{q.dataset}/{q.id}" for q in answered if q.answer and q.answer.canary)
+    return RagSummary(
+        datasets=datasets, hard_cases=hard, canary_answers=canary if answered else None
+    )

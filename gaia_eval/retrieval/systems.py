@@ -66,22 +66,27 @@ class SystemMaker:
         return system
 
 
-def reference_maker(embedder: str) -> SystemMaker:
+def reference_maker(embedder: str, vlm: str | None = None) -> SystemMaker:
     """The reference system with `embedder`, its cache in each instance's folder.
 
     The embedder is loaded once and shared by every instance (the hard cases build about
     ten): embedders are stateless functions of their input, and loading a model is the
-    slowest part of building a system.
+    slowest part of building a system. `vlm`: the vision model spec that reads PDF page
+    images (None: off, as in the pr suite).
     """
     loaded: list[Embedder] = []
 
     def make(cache_dir: Path, **settings: Any) -> Retriever:
         from gaia_eval.embed import from_spec
         from gaia_eval.systems.rag.system import RagSystem
+        from gaia_eval.systems.rag.vlm import VisionModel
 
         if not loaded:
             loaded.append(from_spec(embedder))
-        system: Retriever = RagSystem(loaded[0], cache_dir, **{**RUN_SETTINGS, **settings})
+        reader = VisionModel(vlm) if vlm else None
+        system: Retriever = RagSystem(
+            loaded[0], cache_dir, **{**RUN_SETTINGS, **settings}, vlm=reader
+        )
         return system
 
     return SystemMaker(REFERENCE, True, make)

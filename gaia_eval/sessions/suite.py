@@ -61,6 +61,23 @@ class SessionsSuite(Suite):
         self.run_timeout_s = run_timeout_s
         self.settings = settings or {}
 
+    def preflight(self) -> list[str]:
+        """What the judge spec needs (SDK, API key, local weights, the claude CLI) and, for
+        the claude-code harness, the claude CLI."""
+        import os
+        import shutil
+
+        from gaia_eval.llm.preflight import model_needs
+
+        claude = os.environ.get("GAIA_EVAL_CLAUDE_BIN") or "claude"
+        out = model_needs(self.judge_spec, "--judge-model", claude)
+        if self.system == "claude-code" and shutil.which(claude) is None:
+            out.append(
+                f"the claude CLI ({claude!r}) for --harness claude-code: install Claude Code "
+                "or set GAIA_EVAL_CLAUDE_BIN to its path"
+            )
+        return out
+
     def header_fields(self) -> HeaderFields:
         return HeaderFields(
             tier=self.dataset.focus or "all",

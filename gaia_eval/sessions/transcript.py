@@ -64,6 +64,10 @@ def read_transcript(path: Path) -> Transcript:
         if not isinstance(record, dict):
             out.skipped["unparseable"] += 1
             continue
+        if b"\\u" in line:  # a lone surrogate escape cannot be written again: U+FFFD
+            from gaia_eval.core.jsontext import repaired
+
+            record = repaired(record)
         out.records.append(record)
     return out
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.jsontext import refuse_surrogates
 from gaia_eval.core.results_io import read_json
 
 CHECK_KINDS = ("mechanical", "stated", "diff")
@@ -301,4 +302,6 @@ def parse_tasks(data: Any, path: Path) -> TaskFile:
 def load_tasks(path: Path | None = None) -> TaskFile:
     """Load and validate a tasks.json (the shipped one by default)."""
     path = Path(path) if path else default_tasks_file()
-    return parse_tasks(read_json(path), path)
+    data = read_json(path)
+    refuse_surrogates(data, path)  # a prompt no transcript or report could hold
+    return parse_tasks(data, path)

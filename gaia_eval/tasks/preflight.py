@@ -5,45 +5,15 @@ spends minutes on tasks and then fails at the judge."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import shutil
 import sys
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.extras import has_module
+from gaia_eval.llm.preflight import ANTHROPIC_KEYS, model_needs
 from gaia_eval.llm.spec import ModelSpec
 
-ANTHROPIC_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-
-
-def _has_module(name: str) -> bool:
-    return importlib.util.find_spec(name) is not None
-
-
-def _model_needs(spec: ModelSpec, role: str, claude_bin: str) -> list[str]:
-    missing = []
-    if spec.backend == "anthropic":
-        if not _has_module("anthropic"):
-            missing.append(
-                f"the anthropic SDK for {role} {spec.text!r}: pip install 'gaia-eval[anthropic]'"
-            )
-        elif not any(os.environ.get(k, "").strip() for k in ANTHROPIC_KEYS):
-            missing.append(
-                f"an API key for {role} {spec.text!r}: set ANTHROPIC_API_KEY "
-                "(or ANTHROPIC_AUTH_TOKEN)"
-            )
-    elif spec.backend == "local":
-        from gaia_eval.llm.local_weights import INSTALL_COMMAND, missing_parts
-
-        parts = missing_parts(spec.model)
-        if parts:
-            missing.append(f"{' and '.join(parts)} for {role} {spec.text!r}: {INSTALL_COMMAND}")
-    elif spec.backend == "claude-code" and shutil.which(claude_bin) is None:
-        missing.append(
-            f"the claude CLI ({claude_bin!r}) for {role} {spec.text!r}: install Claude Code "
-            "or set GAIA_EVAL_CLAUDE_BIN to its path"
-        )
-    return missing
+__all__ = ["ANTHROPIC_KEYS", "check", "missing"]
 
 
 def missing(
@@ -57,7 +27,7 @@ def missing(
 ) -> list[str]:
     """One line per missing dependency or credential."""
     out: list[str] = []
-    if toolchain and not _has_module("pytest"):
+    if toolchain and not has_module("pytest"):
         out.append(
             f"pytest in {sys.executable}, which every harness's toolchain and the checks run: "
             "pip install 'gaia-eval[tasks]'"
@@ -68,9 +38,9 @@ def missing(
             "or set GAIA_EVAL_CLAUDE_BIN to its path"
         )
     if model is not None:
-        out += _model_needs(model, "--model", claude_bin)
+        out += model_needs(model, "--model", claude_bin)
     if judge is not None:
-        out += _model_needs(judge, "--judge-model", claude_bin)
+        out += model_needs(judge, "--judge-model", claude_bin)
     if fence:
         from gaia_eval.tasks.fence import mechanism, why_unavailable
 

@@ -24,7 +24,7 @@ The reference system
 `RagSystem.create(embedder_spec, cache_dir, **settings)` (see `system.py`), or the
 no-argument factory `gaia_eval.systems.rag:default_system`, which reads
 `GAIA_EVAL_EMBEDDER` (default `onnx:all-MiniLM-L6-v2-int8`) and `GAIA_EVAL_RAG_CACHE`
-(default `$GAIA_EVAL_CACHE/rag-chunks`, else `~/.cache/gaia_eval/rag-chunks`).
+(default `$GAIA_EVAL_CACHE/rag-chunks`, else `~/.cache/gaia-eval/rag-chunks`).
 Beyond the protocol it offers `reindex(path)`, `indexed_paths()`, `stats()` (index size
 figures) and `cache_entry(path)` (the signed chunk-cache JSON serving a file).
 
@@ -67,9 +67,9 @@ def default_cache_dir() -> Path:
     explicit = os.environ.get("GAIA_EVAL_RAG_CACHE")
     if explicit:
         return Path(explicit).expanduser()
-    root = os.environ.get("GAIA_EVAL_CACHE")
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "gaia_eval"
-    return base / "rag-chunks"
+    from gaia_eval.core.cachedir import cache_root
+
+    return cache_root() / "rag-chunks"
 
 
 def default_system(

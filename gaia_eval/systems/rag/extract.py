@@ -17,7 +17,10 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from gaia_eval.systems.rag.vlm import VisionModel
 
 ExtractStatus = Literal["ok", "degraded", "empty", "failed"]
 
@@ -40,15 +43,16 @@ class Extraction:
     notes: list[str] = field(default_factory=list)
 
 
-def extract(path: Path, data: bytes | None = None) -> Extraction:
-    """Extract `path` (its bytes may be passed in when already read)."""
+def extract(path: Path, data: bytes | None = None, vlm: VisionModel | None = None) -> Extraction:
+    """Extract `path` (its bytes may be passed in when already read); with a vision model,
+    PDF pages that are images without text are read through it."""
     if data is None:
         try:
             data = path.read_bytes()
         except OSError as err:
             return Extraction("", "failed", error=f"{path}: cannot read: {err.strerror or err}")
     if path.suffix.lower() in PDF_SUFFIXES or data.startswith(b"%PDF-"):
-        return extract_pdf(path, data)
+        return extract_pdf(path, data, vlm)
     return extract_text(path, data)
 
 
@@ -112,7 +116,7 @@ def _has_images(obj: Any, depth: int = 0) -> bool:
     return False
 
 
-def extract_pdf(path: Path, data: bytes) -> Extraction:
+def extract_pdf(path: Path, data: bytes, vlm: VisionModel | None = None) -> Extraction:
     """PDF via pypdf: `[Page N]` then the page's text, one block per page."""
     try:
         import pypdf
@@ -160,6 +164,18 @@ def extract_pdf(path: Path, data: bytes) -> Extraction:
         logger.removeHandler(capture)
         logger.propagate = old_propagate
     problems.extend(f"pypdf: {m}" for m in capture.messages)
+    read_by_vlm: list[int] = []
+    if vlm is not None and image_only:
+        from gaia_eval.systems.rag.vlm import read_pages
+
+        # An outage of the vision model raises (InfrastructureError): never a blank page.
+        seen = read_pages(data, image_only, vlm)
+        for i, block in enumerate(blocks):
+            number = int(block.split("]", 1)[0].removeprefix("[Page "))
+            if seen.get(number):
+                blocks[i] = f"[Page {number}]\n{seen[number]}"
+                read_by_vlm.append(number)
+        image_only = [n for n in image_only if n not in read_by_vlm]
 
     text = "\n\n".join(blocks)
     body = "".join(b.split("\n", 1)[1] if "\n" in b else "" for b in blocks)
@@ -179,6 +195,9 @@ def extract_pdf(path: Path, data: bytes) -> Extraction:
         return Extraction("", "empty", pages=n_pages, error=msg)
 
     notes: list[str] = []
+    if read_by_vlm:
+        listed = ", ".join(map(str, read_by_vlm[:20]))
+        notes.append(f"pages {listed} are images, read by the vision model {vlm.spec}")  # type: ignore[union-attr]
     if image_only:
         listed = ", ".join(map(str, image_only[:20]))
         notes.append(

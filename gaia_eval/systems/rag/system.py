@@ -33,7 +33,7 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +50,9 @@ from gaia_eval.systems.rag.chunker import (
 from gaia_eval.systems.rag.extract import EXTRACTOR_VERSION, extract
 from gaia_eval.systems.rag.lexical import BM25, search_keys
 from gaia_eval.systems.rag.protocol import IndexResult, RetrieverInfo, SearchHit
+
+if TYPE_CHECKING:
+    from gaia_eval.systems.rag.vlm import VisionModel
 
 DEFAULT_MAX_CHUNKS = 5
 DEFAULT_MAX_FILES = 1_000_000
@@ -97,6 +100,7 @@ class RagSystem:
         max_total_chunks: int = DEFAULT_MAX_TOTAL_CHUNKS,
         lru: bool = True,
         agent: AgentSettings | None = None,
+        vlm: VisionModel | None = None,
     ) -> None:
         import faiss
 
@@ -116,6 +120,8 @@ class RagSystem:
         self.max_total_chunks = max_total_chunks
         self.lru = lru
         self.agent = agent or AgentSettings()
+        self.vlm = vlm
+        """Reads PDF pages that are images (None: such pages are not read)."""
         self.cache = ChunkCache(Path(cache_dir))
         self._faiss: Any = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
         self._bm25 = BM25()
@@ -143,7 +149,7 @@ class RagSystem:
             "chunk_overlap": self.chunk_overlap,
             "max_tokens": fit,
             "extractor": EXTRACTOR_VERSION,
-            "vlm": None,
+            "vlm": self.vlm.spec if self.vlm is not None else None,
         }
 
     def info(self) -> RetrieverInfo:
@@ -154,7 +160,7 @@ class RagSystem:
             chunk_size=self.chunk_size,
             chunk_overlap=self.chunk_overlap,
             max_chunks=self.max_chunks,
-            vlm=None,
+            vlm=self.vlm.spec if self.vlm is not None else None,
             extra={
                 "embedder_describe": describe(self.embedder),
                 "chunk_units": "words; split at [Page N] markers; pieces cut to max tokens",
@@ -209,7 +215,7 @@ class RagSystem:
             notes.append(f"chunk cache entry rejected: {rejected}; rebuilt")
         from_cache = entry is not None
         if entry is None:
-            ex = extract(Path(path), data)
+            ex = extract(Path(path), data, self.vlm)
             notes.extend(ex.notes)
             if ex.status in ("empty", "failed"):
                 self._remove(key)  # the path's old content must not be served

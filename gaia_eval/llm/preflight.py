@@ -1,0 +1,40 @@
+"""What a model spec needs before a run may start: its SDK, its credentials, its local
+weights, its CLI. Every suite's `Suite.preflight` lists these for its model and judge, so
+a run never spends minutes on items and then fails at the first model call."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from gaia_eval.core.extras import has_module
+from gaia_eval.llm.spec import ModelSpec
+
+ANTHROPIC_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def model_needs(spec: ModelSpec, role: str, claude_bin: str = "claude") -> list[str]:
+    """One line per thing `spec` needs but lacks, naming `role` (the flag) and the fix."""
+    missing = []
+    if spec.backend == "anthropic":
+        if not has_module("anthropic"):
+            missing.append(
+                f"the anthropic SDK for {role} {spec.text!r}: pip install 'gaia-eval[anthropic]'"
+            )
+        elif not any(os.environ.get(k, "").strip() for k in ANTHROPIC_KEYS):
+            missing.append(
+                f"an API key for {role} {spec.text!r}: set ANTHROPIC_API_KEY "
+                "(or ANTHROPIC_AUTH_TOKEN)"
+            )
+    elif spec.backend == "local":
+        from gaia_eval.llm.local_weights import INSTALL_COMMAND, missing_parts
+
+        parts = missing_parts(spec.model)
+        if parts:
+            missing.append(f"{' and '.join(parts)} for {role} {spec.text!r}: {INSTALL_COMMAND}")
+    elif spec.backend == "claude-code" and shutil.which(claude_bin) is None:
+        missing.append(
+            f"the claude CLI ({claude_bin!r}) for {role} {spec.text!r}: install Claude Code "
+            "or set GAIA_EVAL_CLAUDE_BIN to its path"
+        )
+    return missing
