@@ -34,10 +34,10 @@ RUN_TEMP_PREFIX = "gaia-eval-run-"
 
 
 def registry_path() -> Path:
-    """Where every tasks run records its folder: `<gaia_eval cache>/tasks/runs.txt`."""
-    root = os.environ.get("GAIA_EVAL_CACHE")
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "gaia_eval"
-    return base / RUNS_FILE
+    """Where every tasks run records its folder: `<cache root>/tasks/runs.txt`."""
+    from gaia_eval.core.cachedir import cache_root
+
+    return cache_root() / RUNS_FILE
 
 
 def register_run(out_dir: Path) -> None:
