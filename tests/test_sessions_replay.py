@@ -227,7 +227,7 @@ def test_builtin_agent_gets_a_follow_ups_context_as_its_own_turn(tmp_path: Path)
     assert len(questions) == 3 and len(acks) == 2
     for ack in acks:
         roles = [m["role"] for m in ack["messages"]]
-        assert roles == ["system", "user"] and ack["max_tokens"] == 96
+        assert roles == ["system", "user"] and ack["max_tokens"] == 48
     by_prompt = {r["messages"][-1]["content"]: r["messages"] for r in questions}
     for cid in IDS[1:]:
         case = cases[cid]

@@ -47,6 +47,11 @@ REPLY_SCHEMA: dict[str, Any] = {
 }
 
 
+# Room for the reply the schema allows (about 120 tokens), so a server's own lower default
+# cannot cut the JSON off.
+REPLY_MAX_TOKENS = 300
+
+
 @dataclass(frozen=True)
 class Judgement:
     """One judge call's outcome: a score, or the error why there is none."""
@@ -106,7 +111,14 @@ def judge(spec: ModelSpec, prompt: str, reference: str, answer: str) -> Judgemen
     last_raw = ""
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            reply = complete(spec, SYSTEM, user, timeout_s=300.0, json_schema=REPLY_SCHEMA)
+            reply = complete(
+                spec,
+                SYSTEM,
+                user,
+                timeout_s=300.0,
+                max_tokens=REPLY_MAX_TOKENS,
+                json_schema=REPLY_SCHEMA,
+            )
         except InfrastructureError:
             raise
         except GaiaEvalError as err:

@@ -26,7 +26,7 @@ SYSTEM_PROMPT = (
     "and saw."
 )
 # An earlier turn of a conversation asks for a brief acknowledgement, not work.
-ACK_MAX_TOKENS = 96
+ACK_MAX_TOKENS = 48
 REPLAY_ACK = "Understood."
 
 
