@@ -311,7 +311,7 @@ probes:
 def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gaia_eval.cli import _tasks_impl
+    from gaia_eval.cli import _runflags
     from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
 
     info = LocalServerInfo(
@@ -322,7 +322,7 @@ def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(
     )  # fmt: skip
     # What the CLI would start for a `local` spec: recorded, and the report says what it is.
     asked: list[Any] = []
-    monkeypatch.setattr(_tasks_impl, "_local_server", lambda *specs: asked.extend(specs) or info)
+    monkeypatch.setattr(_runflags, "local_server_for", lambda *specs: asked.extend(specs) or info)
     scenario = tmp_path / "small.yaml"
     scenario.write_text(SMALL, encoding="utf-8")
     fake = FakeLLM([_fake_model] * 500)

@@ -289,7 +289,7 @@ def test_replay_harness_acknowledges_earlier_turns_before_its_script(tmp_path: P
 def test_a_local_model_run_records_the_server_and_says_it_is_a_plumbing_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from gaia_eval.cli import _tasks_impl
+    from gaia_eval.cli import _runflags
     from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
 
     info = LocalServerInfo(
@@ -300,7 +300,7 @@ def test_a_local_model_run_records_the_server_and_says_it_is_a_plumbing_model(
     )  # fmt: skip
     # What the CLI starts for a `local` spec; the judge here is a loopback fake.
     asked: list[Any] = []
-    monkeypatch.setattr(_tasks_impl, "_local_server", lambda *specs: asked.extend(specs) or info)
+    monkeypatch.setattr(_runflags, "local_server_for", lambda *specs: asked.extend(specs) or info)
     fake = FakeLLM([_grader] * 5)
     out = tmp_path / "run"
     with serve(fake) as url:

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in (args.scenarios or "").split(",") if n.strip()]
     local = None
     if args.suite == "full" and not args.list:
-        from gaia_eval.cli._tasks_impl import _local_server
+        from gaia_eval.cli._runflags import local_server_for
         from gaia_eval.llm.spec import parse_model_spec
 
         # `local`: started now, so the header records what serves it and the report
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         specs = [parse_model_spec(args.model or "local", "--model")]
         if args.judge:
             specs.append(parse_model_spec(args.judge, "--judge"))
-        local = _local_server(*specs)
+        local = local_server_for(*specs)
     suite = MemorySuite(
         args.suite,
         scenarios=names or None,

@@ -134,8 +134,7 @@ def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, st
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from gaia_eval.cli._runflags import run_suite
-    from gaia_eval.cli._tasks_impl import _local_server
+    from gaia_eval.cli._runflags import local_server_for, run_suite
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.core.results_io import read_json, write_json
     from gaia_eval.llm.spec import parse_model_spec
@@ -169,7 +168,7 @@ def _replay(args: argparse.Namespace) -> int:
         run_timeout_s=args.run_timeout,
         # `local`: started now, so the header records what serves it and the report
         # says it is a plumbing model.
-        local_model=_local_server(agent, judge),
+        local_model=local_server_for(agent, judge),
     )
     code = run_suite(suite, args)
     out = args.resume or args.out
