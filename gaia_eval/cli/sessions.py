@@ -51,7 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="replay harness: JSON of case id -> script, or 'reference' (answer = the reference)",
     )
     a.add_argument("--command-template", help="command harness: argv template with {prompt}")
-    a.add_argument("--judge-model", help="judge model spec (anthropic:, openai:, claude-code:)")
+    a.add_argument(
+        "--judge-model", help="judge model spec (anthropic:, openai:, claude-code:, local)"
+    )
     a.add_argument("--repeats", type=_positive, default=1, help="run and judge every case K times")
     a.add_argument(
         "--run-timeout", type=float, default=900.0, help="wall-clock cap per case in s (900)"
@@ -132,7 +134,7 @@ def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, st
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from gaia_eval.cli._runflags import run_suite
+    from gaia_eval.cli._runflags import local_server_for, run_suite
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.core.results_io import read_json, write_json
     from gaia_eval.llm.spec import parse_model_spec
@@ -155,6 +157,7 @@ def _replay(args: argparse.Namespace) -> int:
         msg = "sessions: no case was selected from the sessions found; see --dataset-only"
         raise InvalidInputError(msg)
     harness, system, model = _harness(args, dataset)
+    agent = parse_model_spec(args.model or "local") if args.harness == "builtin" else None
     suite = SessionsSuite(
         dataset,
         harness=harness,
@@ -163,6 +166,9 @@ def _replay(args: argparse.Namespace) -> int:
         judge=judge,
         repeats=args.repeats,
         run_timeout_s=args.run_timeout,
+        # `local`: started now, so the header records what serves it and the report
+        # says it is a plumbing model.
+        local_model=local_server_for(agent, judge),
     )
     code = run_suite(suite, args)
     out = args.resume or args.out

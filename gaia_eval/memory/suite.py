@@ -24,6 +24,7 @@ from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.embed import Embedder
+from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
 from gaia_eval.memory import gate as memory_gate
 from gaia_eval.memory.models import ScenarioResult
 from gaia_eval.memory.scenario import DATA_DIR, Scenario, load_scenario, scenario_paths
@@ -69,6 +70,7 @@ class MemorySuite(Suite):
         judge: str | None = None,
         repeats: int = 1,
         data_dir: Path = DATA_DIR,
+        local_model: LocalServerInfo | None = None,
     ) -> None:
         if tier not in ("pr", "full"):
             msg = f"--suite {tier!r}: choose pr or full"
@@ -87,6 +89,7 @@ class MemorySuite(Suite):
         self.judge_spec = judge
         self.repeats = repeats
         self.data_dir = data_dir
+        self.local_model = local_model
         self.asked = list(scenarios or [])
         self._embedder: Embedder | None = None
         self._scenarios = self._load()
@@ -165,6 +168,11 @@ class MemorySuite(Suite):
             settings={
                 "extractor": "scripted" if self.tier == "pr" else "model",
                 "repeats": self.repeats,
+                **(
+                    {RECORD_KEY: self.local_model.comparable()}
+                    if self.local_model is not None
+                    else {}
+                ),
             },
         )
 
@@ -175,6 +183,9 @@ class MemorySuite(Suite):
 
         self._embedder = from_spec(self.embedder_spec)
         ctx.setup["embedder"] = describe(self._embedder)
+        if self.local_model is not None:
+            # The report prints its note (a 135M plumbing model) before any number.
+            ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
         info = self.factory().info()
         ctx.setup["system"] = {
             "name": info.name,

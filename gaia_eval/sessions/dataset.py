@@ -12,6 +12,8 @@ from gaia_eval.sessions.selection import rejection, select, tags_for
 from gaia_eval.sessions.transcript import Transcript, conversation_order, read_transcript
 
 CONTEXT_PROMPT_CHARS, CONTEXT_ANSWER_CHARS = 400, 900
+# Spec §7: the context goes first as its own turn, asking for a brief acknowledgement.
+ACK_REQUEST = "That is the context of my next message. Reply with a brief acknowledgement only."
 
 
 def default_claude_dir() -> Path:
@@ -51,6 +53,11 @@ def context_text(prompt: str, reference: str) -> str:
         f"Earlier in this session you were asked: {prompt[:CONTEXT_PROMPT_CHARS]} … "
         f"You answered: {reference[:CONTEXT_ANSWER_CHARS]}"
     )
+
+
+def context_turn(context: str) -> str:
+    """The user turn that replays a follow-up's context before its question."""
+    return f"{context}\n\n{ACK_REQUEST}"
 
 
 def reference_usage(ex: Exchange) -> ReferenceUsage:

@@ -34,6 +34,24 @@ Reply with one JSON object only: {"score": <0-5>, "verdict": "<at most 12 words>
 "rationale": "<at most 40 words>"}"""
 
 
+# The reply's shape, sent as a json_schema response_format where the backend takes one
+# (OpenAI-compatible servers, the local model): a small model writes JSON only under it.
+REPLY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "score": {"type": "integer", "minimum": 0, "maximum": 5},
+        "verdict": {"type": "string", "maxLength": 100},
+        "rationale": {"type": "string", "maxLength": 300},
+    },
+    "required": ["score", "verdict", "rationale"],
+}
+
+
+# Room for the reply the schema allows (about 120 tokens), so a server's own lower default
+# cannot cut the JSON off.
+REPLY_MAX_TOKENS = 300
+
+
 @dataclass(frozen=True)
 class Judgement:
     """One judge call's outcome: a score, or the error why there is none."""
@@ -93,7 +111,14 @@ def judge(spec: ModelSpec, prompt: str, reference: str, answer: str) -> Judgemen
     last_raw = ""
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            reply = complete(spec, SYSTEM, user, timeout_s=300.0)
+            reply = complete(
+                spec,
+                SYSTEM,
+                user,
+                timeout_s=300.0,
+                max_tokens=REPLY_MAX_TOKENS,
+                json_schema=REPLY_SCHEMA,
+            )
         except InfrastructureError:
             raise
         except GaiaEvalError as err:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 PASS_SCORE = 3.5
@@ -21,6 +23,10 @@ class CaseResult(BaseModel):
     """git (a clone of the session's repository), copy, or no_repo (an empty folder)."""
     no_repo: bool
     """The session's repository was not on this machine."""
+    context_replay: Literal["turn", "folded"] | None = None
+    """How a follow-up's context reached the agent: `turn` (its own turn, acknowledged
+    before the question), `folded` (before the prompt, for a harness without turns), or
+    None (no context)."""
     answer: str = ""
     """The agent's final answer."""
     agent_error: str | None = None

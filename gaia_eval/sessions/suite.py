@@ -1,9 +1,11 @@
 """The session-replay suite on the engine: items are cases (x repeats).
 
 Each case runs the agent under test (a tasks harness) once in a copy of the session's
-repository, then the judge scores the answer against the recorded reference. Harness runs
-are single-shot, so a follow-up's context is folded in before the question (the case's
-`query`) rather than sent as a separate live turn.
+repository, then the judge scores the answer against the recorded reference. A follow-up's
+context is sent first as its own turn, asking for a brief acknowledgement (spec §7), to a
+harness that holds conversations (`ConversationHarness`: builtin, replay); a one-shot CLI
+harness (command, claude-code) gets it folded in before the question (the case's `query`).
+Each result says which (`context_replay`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from gaia_eval.core.report import Bullets, Para, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.results_io import write_json
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
 from gaia_eval.llm.spec import ModelSpec
 from gaia_eval.sessions.models import SessionCase, SessionDataset
 from gaia_eval.sessions.results import (
@@ -51,6 +54,7 @@ class SessionsSuite(Suite):
         repeats: int = 1,
         run_timeout_s: float = RUN_TIMEOUT_S,
         settings: dict[str, Any] | None = None,
+        local_model: LocalServerInfo | None = None,
     ) -> None:
         self.dataset = dataset
         self.harness = harness
@@ -60,6 +64,7 @@ class SessionsSuite(Suite):
         self.repeats = repeats
         self.run_timeout_s = run_timeout_s
         self.settings = settings or {}
+        self.local_model = local_model
 
     def preflight(self) -> list[str]:
         """What the judge spec needs (SDK, API key, local weights, the claude CLI) and, for
@@ -79,12 +84,15 @@ class SessionsSuite(Suite):
         return out
 
     def header_fields(self) -> HeaderFields:
+        settings = {"limit": self.dataset.limit, "repeats": self.repeats, **self.settings}
+        if self.local_model is not None:
+            settings[RECORD_KEY] = self.local_model.comparable()
         return HeaderFields(
             tier=self.dataset.focus or "all",
             system=self.system,
             model=self.model,
             judge=self.judge_spec.text,
-            settings={"limit": self.dataset.limit, "repeats": self.repeats, **self.settings},
+            settings=settings,
         )
 
     def items(self) -> list[Item]:
@@ -102,6 +110,9 @@ class SessionsSuite(Suite):
             write_json(path, self.dataset)
         ctx.setup["sessions_scanned"] = self.dataset.sessions_scanned
         ctx.setup["turns_extracted"] = self.dataset.turns_extracted
+        if self.local_model is not None:
+            # The report prints its note (a 135M plumbing model) before any number.
+            ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
 
     def run_item(self, item: Item, ctx: RunContext) -> CaseResult:
         from gaia_eval.sessions.judge import judge
@@ -114,7 +125,7 @@ class SessionsSuite(Suite):
         workdir, kind = prepare(case.cwd, case.git_branch, base / "work")
         agent_dir = base / "agent"
         agent_dir.mkdir(parents=True, exist_ok=True)
-        plan = self.harness.launch(case.id, case.query, workdir, agent_dir, MAX_STEPS)
+        plan, context_replay = self._launch(case, workdir, agent_dir)
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
         try:
             done = run_capped(
@@ -145,6 +156,7 @@ class SessionsSuite(Suite):
             tags=case.tags,
             workspace=kind,
             no_repo=kind == "no_repo",
+            context_replay=context_replay,
             answer=outcome.answer,
             agent_error=error,
             agent_input_tokens=outcome.input_tokens,
@@ -158,6 +170,19 @@ class SessionsSuite(Suite):
             reference_output_tokens=case.usage.output_tokens,
             reference_cost_usd=case.usage.cost_usd,
         )
+
+    def _launch(self, case: SessionCase, workdir: Path, agent_dir: Path) -> tuple[Any, Any]:
+        """The harness's launch plan, and how the context (if any) reaches the agent."""
+        from gaia_eval.sessions.dataset import context_turn
+        from gaia_eval.tasks.harnesses.base import ConversationHarness
+
+        if case.context is None:
+            return self.harness.launch(case.id, case.prompt, workdir, agent_dir, MAX_STEPS), None
+        if isinstance(self.harness, ConversationHarness):
+            turns = [context_turn(case.context), case.prompt]
+            plan = self.harness.launch_turns(case.id, turns, workdir, agent_dir, MAX_STEPS)
+            return plan, "turn"
+        return self.harness.launch(case.id, case.query, workdir, agent_dir, MAX_STEPS), "folded"
 
     # ---- reading results ----------------------------------------------------------------
 

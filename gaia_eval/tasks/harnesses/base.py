@@ -39,3 +39,17 @@ class Harness(Protocol):
         the model backend is an outcome with error_kind "unavailable" (the runner turns it
         into an InfrastructureError, so the run stops with the item unmeasured)."""
         ...
+
+
+@runtime_checkable
+class ConversationHarness(Protocol):
+    """A harness that can hold a conversation: earlier user turns are sent first, each
+    answered by the agent (briefly, with no tools), and the last turn is the task itself.
+    Session replay uses it to send a follow-up's context as its own turn; a harness
+    without it (a one-shot CLI) gets the context folded in before the prompt."""
+
+    def launch_turns(
+        self, task_id: str, turns: list[str], workdir: Path, run_dir: Path, max_steps: int
+    ) -> LaunchPlan:
+        """Like Harness.launch; `turns[-1]` is the task prompt, the others come first."""
+        ...

@@ -41,13 +41,21 @@ class BuiltinHarness:
     def launch(
         self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
     ) -> LaunchPlan:
+        return self.launch_turns(task_id, [prompt], workdir, run_dir, max_steps)
+
+    def launch_turns(
+        self, task_id: str, turns: list[str], workdir: Path, run_dir: Path, max_steps: int
+    ) -> LaunchPlan:
+        """The earlier turns go to the model first as their own messages, each answered
+        with no tools; `turns[-1]` is the task."""
         # `local`: the server this process already runs; the agent's child process gets
         # its URL and never starts a server of its own.
         served = resolve(self.model)
         spec = {
             "mode": "builtin",
             "workdir": str(workdir),
-            "prompt": prompt,
+            "prelude": turns[:-1],
+            "prompt": turns[-1],
             "max_steps": max_steps,
             "full_access": self.full_access,
             "shell_timeout_s": self.shell_timeout_s,

@@ -25,10 +25,19 @@ SYSTEM_PROMPT = (
     "your final answer as plain text and no tool call. Report only what you actually did "
     "and saw."
 )
+# An earlier turn of a conversation asks for a brief acknowledgement, not work.
+ACK_MAX_TOKENS = 48
+REPLAY_ACK = "Understood."
 
 
 def run_replay(spec: dict[str, Any], box: ToolBox, rec: RecordWriter) -> None:
-    for step in spec.get("script", []):
+    script = list(spec.get("script", []))
+    ack = REPLAY_ACK
+    if script and "ack" in script[0]:
+        ack = str(script.pop(0)["ack"])
+    for text in spec.get("prelude", []):
+        rec.event("turn", prompt=str(text), reply=ack)
+    for step in script:
         if "tool" in step:
             args = step.get("args") or {}
             res = box.execute(str(step["tool"]), args)
@@ -53,12 +62,23 @@ def run_builtin(spec: dict[str, Any], box: ToolBox, rec: RecordWriter) -> None:
         retries=int(spec.get("retries", 3)),
         backoff_s=float(spec.get("backoff_s", 1.0)),
     )
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": spec["prompt"]},
-    ]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
     tools = openai_tools()
     try:
+        # Earlier turns of a conversation: each its own user message, answered with no
+        # tools, so the task below arrives with them as history.
+        for text in spec.get("prelude", []):
+            messages.append({"role": "user", "content": str(text)})
+            reply = client.chat(messages, max_tokens=ACK_MAX_TOKENS)
+            rec.event(
+                "llm",
+                input=reply.input_tokens,
+                output=reply.output_tokens,
+                cached=reply.cached_tokens,
+            )
+            rec.event("turn", prompt=str(text), reply=reply.content)
+            messages.append({"role": "assistant", "content": reply.content or ""})
+        messages.append({"role": "user", "content": spec["prompt"]})
         for _ in range(int(spec["max_steps"])):
             reply = client.chat(messages, tools=tools)
             rec.event(

@@ -2,7 +2,8 @@
 the controls and the tests; no model involved.
 
 A script is a list of steps: {"tool": name, "args": {...}}, {"answer": text},
-{"sleep": seconds} or {"error": message, "kind": "unavailable"|"failed"}.
+{"sleep": seconds} or {"error": message, "kind": "unavailable"|"failed"}; a leading
+{"ack": text} answers the earlier turns of a conversation (`launch_turns`).
 A scripts file maps task id -> script (a task with no script answers nothing).
 """
 
@@ -28,10 +29,18 @@ class ReplayHarness:
     def launch(
         self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
     ) -> LaunchPlan:
+        return self.launch_turns(task_id, [prompt], workdir, run_dir, max_steps)
+
+    def launch_turns(
+        self, task_id: str, turns: list[str], workdir: Path, run_dir: Path, max_steps: int
+    ) -> LaunchPlan:
+        """Earlier turns are recorded as `turn` events, acknowledged with the script's
+        leading {"ack": text} step (default "Understood."); `turns[-1]` is the task."""
         spec = {
             "mode": "replay",
             "workdir": str(workdir),
-            "prompt": prompt,
+            "prelude": turns[:-1],
+            "prompt": turns[-1],
             "max_steps": max_steps,
             "full_access": self.full_access,
             "script": self.scripts.get(task_id, []),
