@@ -97,7 +97,15 @@ def test_absolute_document_path_is_kept(tmp_path: Path) -> None:
     path = sub / "ds.json"
     data["documents"].pop()
     path.write_text(json.dumps(data))
-    assert load_dataset(path).documents[0].path == (tmp_path / "a.txt").resolve()
+    # Outside the dataset's folder: refused unless the caller or the dataset allows it.
+    with pytest.raises(InvalidInputError, match=r"documents\[0\]\.path: .* is outside"):
+        load_dataset(path)
+    assert (
+        load_dataset(path, allow_outside=True).documents[0].path == (tmp_path / "a.txt").resolve()
+    )
+    path.write_text(json.dumps({**data, "allow_outside": True}))
+    ds = load_dataset(path)
+    assert ds.documents_outside() == ["a"]
 
 
 def test_malformed_json(tmp_path: Path) -> None:

@@ -10,10 +10,29 @@ namespace gaia::scrub {
 
 namespace {
 
-const char* const kNames[kKindCount] = {
-    "known-secret", "private-key", "anthropic", "stripe",         "sk",
-    "fireworks",    "github",      "aws",       "slack",          "google",
-    "huggingface",  "jwt",         "bearer",    "url-credentials"};
+const char* const kNames[kKindCount] = {"known-secret",
+                                        "private-key",
+                                        "anthropic",
+                                        "stripe",
+                                        "sk",
+                                        "fireworks",
+                                        "github",
+                                        "aws",
+                                        "slack",
+                                        "google",
+                                        "huggingface",
+                                        "jwt",
+                                        "bearer",
+                                        "url-credentials",
+                                        "azure",
+                                        "twilio",
+                                        "sendgrid",
+                                        "npm",
+                                        "pypi",
+                                        "netrc",
+                                        "pgpass",
+                                        "docker-auth",
+                                        "secret-assignment"};
 
 constexpr uint32_t kAMask = (1u << kKnown) | (1u << kPem);
 
@@ -152,7 +171,8 @@ class Scanner {
         continue;
       }
       detail::Span sp;
-      if (detail::match_shape(d_, i, g, base_ + i == st_.edge, mask_, &sp)) {
+      if (detail::match_shape(d_, i, g, base_ + i == st_.edge, base_ + i > 0, mask_,
+                              &sp)) {
         out_.push_back({base_ + i, base_ + sp.end, sp.keep, sp.kind});
         cur = sp.end;
         st_.edge = base_ + cur;

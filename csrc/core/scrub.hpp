@@ -39,6 +39,15 @@ enum Kind : uint8_t {
   kJwt,
   kBearer,
   kUrl,
+  kAzure,
+  kTwilio,
+  kSendgrid,
+  kNpm,
+  kPypi,
+  kNetrc,
+  kPgpass,
+  kDockerAuth,
+  kAssignment,
   kKindCount
 };
 

@@ -7,7 +7,7 @@
 
 namespace gaia::scrub::detail {
 
-enum Cls : uint16_t {
+enum Cls : uint32_t {
   kAlnum = 1 << 0,    // [A-Za-z0-9]
   kUpDigit = 1 << 1,  // [A-Z0-9]
   kRich = 1 << 2,  // [A-Z0-9]: a digit or an uppercase letter (the "not a word" test)
@@ -22,17 +22,26 @@ enum Cls : uint16_t {
   kHost = 1 << 11,     // [A-Za-z0-9[]
   kBlank = 1 << 12,    // [ \t]
   kSpace = 1 << 13,    // ASCII whitespace
+  kHex = 1 << 14,      // [0-9a-fA-F]
+  kB64 = 1 << 15,      // [A-Za-z0-9+/]
+  kB64Pad = 1 << 16,   // [A-Za-z0-9+/=]
+  kAssign = 1 << 17,   // a key's value: visible ASCII but "'`()[]{}<>,;&\, or >= 0x80
+  kSas = 1 << 18,      // [A-Za-z0-9%+/=]  (a URL-encoded base64 signature)
+  kVisible = 1 << 19,  // any byte but ASCII whitespace, control bytes and DEL
+  kPgField = 1 << 20,  // kVisible without ':' (a .pgpass field)
+  kPgEnd = 1 << 21,    // [a-z*] (the last byte of a .pgpass host)
 };
 
 struct Tables {
-  uint16_t cls[256];
+  uint32_t cls[256];
   // Trigger prefilter: a shape can start at i only if t0[d[i]] & t1[d[i+1]] &
   // t2[d[i+2]].
-  uint16_t t0[256], t1[256], t2[256];
-  // The same families folded to 8 bits and split by nibble (the "shufti" layout), for
-  // the SIMD prefilter: family bits of byte c at offset k = lo[k][c & 15] & hi[k][c >>
-  // 4].
-  Nibbles nib;
+  uint32_t t0[256], t1[256], t2[256];
+  // The same families on 8 bits per bank and split by nibble (the "shufti" layout),
+  // for the SIMD prefilter: family bits of byte c at offset k = lo[k][c & 15] &
+  // hi[k][c >> 4], in any bank.
+  static constexpr int kBanks = 2;
+  Nibbles nib[kBanks];
   Tables();
 };
 
@@ -40,7 +49,7 @@ struct Tables {
 extern const Tables kTables;
 inline const Tables& tables() { return kTables; }
 
-inline bool is(uint8_t c, uint16_t cls) { return (kTables.cls[c] & cls) != 0; }
+inline bool is(uint8_t c, uint32_t cls) { return (kTables.cls[c] & cls) != 0; }
 
 // The first position in [i, end) where a shape may start (a superset of the real
 // starts; the rules verify). Reads d[p + 2] only while p + 2 < n. Uses AVX2 when the
@@ -58,9 +67,10 @@ struct Span {
 
 // Tries every enabled shape rule starting at d[p], in priority order. The candidate may
 // not read at or past `g` (the gap end: an A match or the end of the text); `left_edge`
-// says the byte before p is a token or the text start (the left boundary holds).
-bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, uint32_t mask,
-                 Span* out);
+// says the byte before p is a token or the text start (the left boundary holds);
+// `has_prev` says d[p - 1] is readable (p is not the start of the text).
+bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, bool has_prev,
+                 uint32_t mask, Span* out);
 
 // At a "://" found at d[t] (t >= 1 readable before it), returns the password start when
 // scheme and user parse (reading at most up to n), else 0.

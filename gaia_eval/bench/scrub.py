@@ -178,12 +178,16 @@ _LIMITS = {
     "sk": (19, 259, True),
     "fireworks": (19, 259, True),
     "github": (24, 266, True),
-    "aws": (20, 20, False),
+    "aws": (20, 66, False),
     "slack": (15, 260, True),
     "google": (39, 39, False),
     "huggingface": (33, 67, True),
     "jwt": (20, 8192, False),
     "bearer": (16, 4096, True),
+    "twilio": (34, 34, True),
+    "sendgrid": (69, 69, False),
+    "npm": (40, 40, True),
+    "pypi": (55, 1029, True),
 }
 _SHAPES = {
     "anthropic": rb"sk-ant-[A-Za-z0-9_-]{20,}",
@@ -191,12 +195,65 @@ _SHAPES = {
     "sk": rb"sk-[A-Za-z0-9_-]{16,}",
     "fireworks": rb"fw_[A-Za-z0-9]{16,}",
     "github": rb"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
-    "aws": rb"A[KS]IA[A-Z0-9]{16}",
+    "aws": rb"A[KS]IA[A-Z0-9]{16}(?:[ \t:,;|=\"']{1,6}[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=]))?",
     "slack": rb"xox[abprs]-[A-Za-z0-9-]{10,}",
     "google": rb"AIza[A-Za-z0-9_-]{35}",
     "huggingface": rb"hf_[A-Za-z0-9]{30,}",
     "jwt": rb"eyJ[A-Za-z0-9_-]{7,}\.eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]*",
+    "twilio": rb"SK[0-9a-fA-F]{32}",
+    "sendgrid": rb"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+    "npm": rb"npm_[A-Za-z0-9]{36}",
+    "pypi": rb"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{30,}",
 }
+# Secrets known by their key name (docs/scrubbing.md): a `k` group that is kept and a
+# `v` group that is redacted, checked by `_keyed_ok` afterwards.
+_ASSIGN = rb"""(?:\\?["'])?[ \t]{0,4}(?::=?|=>?|>)[ \t]{0,4}(?:\\?["'])?"""
+_KEYED = {
+    "aws": rb"(?P<k_aws>(?i:(?:aws[_-]?)?secret[_-]?(?:access[_-]?)?key)"
+    + _ASSIGN
+    + rb")(?P<v_aws>[A-Za-z0-9+/]{40})(?![A-Za-z0-9+/=])",
+    "azure": rb"(?P<k_azure>(?:AccountKey|SharedAccessKey)=|(?<![A-Za-z0-9_-])sig=)"
+    rb"(?P<v_azure>[A-Za-z0-9+/=%]{30,256})",
+    "netrc": rb"(?P<k_netrc>machine[ \t\n]+\S+(?:[ \t\n]+(?:login|account)[ \t\n]+\S+)+"
+    rb"[ \t\n]+password[ \t\n]+)(?P<v_netrc>\S+)",
+    "pgpass": rb"(?P<k_pgpass>(?<=[a-z*]):(?:\*|[0-9]{4,5}):[^:\s]+:[^:\s]+:)"
+    rb"(?P<v_pgpass>[^:\s]+)(?=[\r\n]|\Z)",
+    "docker-auth": rb"(?P<k_docker>(?<![A-Za-z0-9_-])auth"
+    + _ASSIGN
+    + rb")(?P<v_docker>[A-Za-z0-9+/]{4,}={0,2})",
+    "secret-assignment": rb"(?P<k_assign>(?i:password|passwd|pwd|secret|token|api_?key)"
+    rb"(?i:[_-]?key)?" + _ASSIGN + rb""")(?P<v_assign>[^\s"'`()\[\]{}<>,;&\\]{8,256})""",
+}
+_KEYED_GROUP = {
+    "aws": "aws",
+    "azure": "azure",
+    "netrc": "netrc",
+    "pgpass": "pgpass",
+    "docker": "docker-auth",
+    "assign": "secret-assignment",
+}
+
+
+def _keyed_ok(kind: str, value: bytes) -> bool:
+    """The value checks of the key-name rules (a subset: enough for the benchmark)."""
+    import base64
+    import binascii
+
+    if kind == "docker-auth":
+        try:
+            user, colon, pw = base64.b64decode(value, validate=True).partition(b":")
+        except (binascii.Error, ValueError):
+            return False
+        return bool(colon and user and pw)
+    if kind in ("netrc", "pgpass"):
+        return _url_ok(value)
+    if kind == "secret-assignment":
+        classes = sum(bool(re.search(c, value)) for c in (rb"[a-z]", rb"[A-Z]", rb"[0-9]"))
+        attribute = re.match(rb"[A-Za-z_][^.]*\.[A-Za-z_]", value)  # settings.API_KEY
+        return classes >= 2 and len(set(value)) >= 8 and not _PH.search(value) and not attribute
+    return bool(_RICH.search(value)) and (kind == "aws" or not _PH.search(value))
+
+
 _RIGHT = {"aws": rb"(?![A-Za-z0-9])", "google": rb"(?![A-Za-z0-9_-])"}
 _PEM = (
     rb"-----BEGIN [A-Z0-9 ]{0,64}PRIVATE KEY[A-Z0-9 ]{0,64}-----"
@@ -239,6 +296,8 @@ def make_re(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Span]]]:
         alts.append(rb"(?<![A-Za-z0-9_-])(?P<" + kind.encode() + b">" + pat + b")" + right)
     alts.append(rb"(?<![A-Za-z0-9_-])(?P<bearer>" + _BEARER + b")")
     alts.append(b"(?P<url>" + _URL + b")")
+    alts.extend(b"(?P<keyed_" + k.replace("-", "_").encode() + b">" + pat + b")"
+                for k, pat in _KEYED.items())  # fmt: skip
     rx = re.compile(b"|".join(alts))
 
     def run(data: bytes) -> tuple[bytes, list[Span]]:
@@ -261,6 +320,13 @@ def make_re(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Span]]]:
                     return text
                 spans.append(("url-credentials", m.start() + len(user) + 1, m.end()))
                 return user + b":[REDACTED:url-credentials]"
+            if kind.startswith("keyed_"):
+                short = next(g for g, k in _KEYED_GROUP.items() if m.group(f"v_{g}") is not None)
+                kind, key, value = _KEYED_GROUP[short], m.group(f"k_{short}"), m.group(f"v_{short}")
+                if not _keyed_ok(kind, value):
+                    return text
+                spans.append((kind, m.start() + len(key), m.end()))
+                return key + b"[REDACTED:%s]" % kind.encode()
             if kind == "known":
                 kind = "known-secret"
             elif kind == "pem":
@@ -289,13 +355,21 @@ def make_hyperscan(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Sp
     pats.append(rb"-----BEGIN [A-Z0-9 ]{0,64}PRIVATE KEY[A-Z0-9 ]{0,64}-----")
     for kind, pat in _SHAPES.items():
         kinds.append(kind)
-        pats.append(pat)
+        pats.append(re.sub(rb"\(\?!\[[^\]]*\]\)", b"", pat))  # no look-ahead in hyperscan
     kinds.append("bearer")
     pats.append(rb"(?i)bearer[ \t]{1,16}[A-Za-z0-9._~+/=-]{16,}")
     kinds.append("url-credentials")
     pats.append(
         rb"[A-Za-z0-9+.-]://[" + _USER + rb"]{0,128}:[" + _USER + rb":]{1,256}@[A-Za-z0-9\[]"
     )
+    keyed: dict[int, re.Pattern[bytes]] = {}  # pattern id -> the Python pattern
+    for kind, pat in _KEYED.items():
+        keyed[len(pats)] = re.compile(pat)
+        kinds.append(kind)
+        # hyperscan has no look-around or groups: the key part is the candidate, and the
+        # Python pattern above settles the match at its start.
+        key = re.sub(rb"\(\?<!?[^()]*\)|\(\?P<v_.*", b"", pat)
+        pats.append(re.sub(rb"\(\?P<k_[a-z]+>", b"(", key))
     db = hyperscan.Database()
     db.compile(
         expressions=pats,
@@ -330,7 +404,16 @@ def make_hyperscan(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Sp
             if start < at:
                 continue
             keep = 0
-            if kind == "known-secret":
+            if idx in keyed:
+                km = keyed[idx].match(data, start)
+                if km is None:
+                    continue
+                group = next(g for g in km.groupdict() if g.startswith("v_"))
+                value = km.group(group)
+                if not _keyed_ok(kind, value):
+                    continue
+                keep, end = km.start(group) - start, km.end()
+            elif kind == "known-secret":
                 pass
             elif kind == "private-key":
                 foot = data.find(b"-----END ", end, start + 16000)

@@ -47,7 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="https://github.com/{repo}.git",
         help="clone URL template, {repo} is owner/name",
     )
-    parser.add_argument("--offline", action="store_true", help="never touch the network")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="never touch the network: clones only from --git-mirror, the clone cache or a "
+        "local --url-template; instances only from --instances-file or the download cache",
+    )
     parser.add_argument(
         "--datasets-url",
         default="https://datasets-server.huggingface.co",
@@ -62,6 +67,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_flags(parser)
 
 
+def _check_flags(args: argparse.Namespace) -> None:
+    from gaia_eval.core.errors import InvalidInputError
+
+    if not args.embedder.strip():
+        msg = "--embedder: empty; give a spec (hash, onnx:<model>, ...) or leave the flag out"
+        raise InvalidInputError(msg)
+    if args.offline:
+        import os
+        from urllib.parse import urlsplit
+
+        kind, _, rest = args.embedder.partition(":")
+        host = urlsplit(rest.partition("#")[0]).hostname or ""
+        if kind == "openai" and host not in ("127.0.0.1", "::1", "localhost"):
+            msg = (
+                f"--offline: --embedder {args.embedder} would reach {host or 'the network'}; "
+                "use a local embedder (hash, onnx:<model>) or a server on 127.0.0.1"
+            )
+            raise InvalidInputError(msg)
+        # Model hubs (sentence-transformers) then use their local cache or fail, never fetch.
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.embed.cache import disabled
 
@@ -72,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.code_retrieval.runner import CodeRetrievalSuite, RunOptions
+
+    _check_flags(args)
 
     opts = RunOptions(
         suite=args.suite,

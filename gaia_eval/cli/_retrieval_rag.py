@@ -66,6 +66,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run a BEIR folder (corpus.jsonl, queries.jsonl, qrels/*.tsv) (repeatable)",
     )
     parser.add_argument(
+        "--beir-split",
+        default="test",
+        metavar="NAME",
+        help="qrels split of every --beir folder (qrels/NAME.tsv; default test)",
+    )
+    parser.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="index document files outside their dataset's folder (absolute paths, ../, "
+        "symlinks out); the report lists them",
+    )
+    parser.add_argument(
         "--embedder",
         metavar="SPEC",
         help="embedder of the reference system: onnx:<model> (default "
@@ -185,6 +197,36 @@ def _compare(args: argparse.Namespace) -> int:
     raise GateFailedError(msg)
 
 
+# Flags that configure a run; --compare runs nothing, so each would be silently ignored.
+_RUN_ONLY = {
+    "dataset": "--dataset",
+    "beir": "--beir",
+    "gate": "--gate",
+    "system": "--system",
+    "embedder": "--embedder",
+    "out": "--out",
+    "resume": "--resume",
+    "model": "--model",
+    "judge": "--judge",
+    "allow_outside": "--allow-outside",
+}
+
+
+def _refuse_lenient(args: argparse.Namespace) -> None:
+    """--compare used to ignore the run flags silently; --beir-split without --beir too."""
+    if args.beir_split != "test" and not args.beir:
+        msg = "--beir-split applies to --beir folders only; add --beir DIR or drop the flag"
+        raise InvalidInputError(msg)
+    if args.compare:
+        given = [flag for key, flag in _RUN_ONLY.items() if getattr(args, key, None)]
+        if given:
+            msg = (
+                f"--compare gates two existing results files and runs nothing, so "
+                f"{', '.join(given)} would be ignored; drop them or drop --compare"
+            )
+            raise InvalidInputError(msg)
+
+
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.embed.cache import disabled
 
@@ -200,6 +242,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"wrote {written} (and its documents under {args.init_dataset / 'docs'})")
         print(f"run it: gaia-eval retrieval --component rag --dataset {written} --embedder hash")
         return 0
+    _refuse_lenient(args)
     if args.compare:
         return _compare(args)
     from gaia_eval.cli import _retrieval_full as full_cli
@@ -254,8 +297,10 @@ def _run(args: argparse.Namespace) -> int:
     from gaia_eval.retrieval.runner import DatasetSource, RagSuite
     from gaia_eval.retrieval.systems import DEFAULT_EMBEDDER, plugin_maker, reference_maker
 
-    sources = [DatasetSource("file", p, str(p)) for p in args.dataset]
-    sources += [DatasetSource("beir", p, f"beir:{p}") for p in args.beir]
+    sources = [
+        DatasetSource("file", p, str(p), allow_outside=args.allow_outside) for p in args.dataset
+    ]
+    sources += [DatasetSource("beir", p, f"beir:{p}", split=args.beir_split) for p in args.beir]
     custom = bool(sources)
     plan = full_cli.plan(args) if full else None
     if plan is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from gaia_eval import __version__
+from gaia_eval.cli._messages import ArgumentParser
 from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
 
 EPILOG = (
@@ -48,7 +49,7 @@ def _listed(mod: ModuleType) -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="gaia-eval",
         description="Evaluate AI agents and their parts with numbers you can trust.",
         epilog=EPILOG,

@@ -54,8 +54,10 @@ def _first_paragraph(doc: str | None) -> str | None:
 
 def component_parser(component: str) -> tuple[ModuleType, argparse.ArgumentParser]:
     """The flags of one component, described by its module docstring's first paragraph."""
+    from gaia_eval.cli._messages import ArgumentParser
+
     mod = importlib.import_module(_COMPONENTS[component])
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=f"gaia-eval retrieval --component {component}",
         description=_first_paragraph(mod.__doc__),
     )

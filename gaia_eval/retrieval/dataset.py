@@ -8,6 +8,10 @@ each evidence entry has a verbatim `quote` and/or a 1-based `page`, optionally a
 hint and the annotator's `label_text`). Every problem is an InvalidInputError naming the
 file, the field path (`questions[3].evidence[0].quote`) and the fix.
 
+A dataset needs at least one document and one question; each document file is a regular
+file named by one entry only, inside the dataset's folder (symlinks resolved) unless the
+caller allows outside files (`--allow-outside`) or the dataset says `"allow_outside": true`.
+
 BEIR folders (`corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv`) load too, with
 document-level evidence (any chunk of a relevant document is a hit).
 """
@@ -17,7 +21,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +32,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from gaia_eval.core.cachedir import cache_root
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.results_io import atomic_write_bytes
+from gaia_eval.core.results_io import atomic_write_bytes, not_utf8
 
 QUOTE_MIN = 20
 QUOTE_MAX = 200
@@ -62,8 +68,8 @@ class EvidenceLabel(BaseModel):
     """Document id; the loader fills in the question's `doc` when absent."""
     quote: str | None = None
     """Verbatim evidence text, QUOTE_MIN-QUOTE_MAX characters after whitespace collapsing."""
-    page: int | None = Field(default=None, ge=1)
-    """1-based page, only for paged documents (PDF)."""
+    page: int | None = Field(default=None, ge=1, strict=True)
+    """1-based page, only for paged documents (PDF); a JSON whole number (not `true`, `"1"`)."""
     near: str | None = None
     """Verbatim text at or before the quote, where the search for it starts (repeats)."""
     label_text: str | None = None
@@ -139,6 +145,16 @@ class Dataset(BaseModel):
     """The labelled questions."""
     source: SkipJsonSchema[Path]
     """The dataset file (or BEIR folder) it was loaded from (set by the loader)."""
+    allow_outside: bool = Field(default=False, strict=True)
+    """Whether document files may lie outside the dataset's folder (absolute paths, `../`,
+    symlinks out); the report lists each such document."""
+
+    def documents_outside(self) -> list[str]:
+        """Ids of the documents whose file (symlinks resolved) is outside the dataset's folder
+        (none for a BEIR folder, whose documents live in the cache by design)."""
+        if self.source.is_dir():
+            return []
+        return [d.id for d in self.documents if _outside(d.path, self.source.parent)]
 
     def document(self, doc_id: str) -> DocumentRef:
         for d in self.documents:
@@ -190,16 +206,24 @@ def _fail(path: Path, problems: list[str]) -> InvalidInputError:
     return InvalidInputError(f"{path}: invalid dataset ({len(problems)} problems):\n{lines}{more}")
 
 
-def load_dataset(path: Path | str) -> Dataset:
+def _outside(doc: Path, folder: Path) -> bool:
+    real, root = Path(os.path.realpath(doc)), Path(os.path.realpath(folder))
+    return real != root and root not in real.parents
+
+
+def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
     """Load and validate a labelled JSON dataset (docs/datasets.md); InvalidInputError on any
-    problem."""
+    problem. `allow_outside` (the `--allow-outside` flag) admits document files outside the
+    dataset's folder, as the dataset's own `allow_outside` field does."""
     path = Path(path).resolve()
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as err:
         msg = f"{path}: dataset file not found; pass an existing file to --dataset"
         raise InvalidInputError(msg) from err
-    except (OSError, UnicodeDecodeError) as err:
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err) from err
+    except OSError as err:
         msg = f"{path}: cannot read the dataset ({err})"
         raise InvalidInputError(msg) from err
     except json.JSONDecodeError as err:
@@ -246,7 +270,7 @@ def load_dataset(path: Path | str) -> Dataset:
         data = Dataset.model_validate({**raw, "source": path})
     except ValidationError as err:
         raise _fail(path, _problems_from(err)) from None
-    problems = _semantic_problems(data)
+    problems = _semantic_problems(data, allow_outside=allow_outside or data.allow_outside)
     if problems:
         raise _fail(path, problems)
     return data.model_copy(
@@ -256,9 +280,34 @@ def load_dataset(path: Path | str) -> Dataset:
     )
 
 
-def _semantic_problems(data: Dataset) -> list[str]:
+def _file_problem(path: Path) -> str | None:
+    """Why `path` cannot be a document (missing, a folder, a FIFO or device), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return (
+            f"file not found: {path}; fix the path (relative paths are relative to the "
+            "dataset file)"
+        )
+    except OSError as err:
+        return f"cannot read {path} ({err.strerror or err}); fix its permissions or the path"
+    if stat.S_ISDIR(mode):
+        return f"{path} is a directory; name a file inside it"
+    if not stat.S_ISREG(mode):
+        what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) else "special"
+        return f"{path} is {what}, not a regular file; name a regular file"
+    return None
+
+
+def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[str]:
     problems: list[str] = []
+    if not data.documents:
+        problems.append("documents: empty; a dataset needs at least one document")
+    if not data.questions:
+        problems.append("questions: empty; nothing would be measured, add at least one question")
     doc_ids: dict[str, int] = {}
+    by_file: dict[str, int] = {}
+    folder = data.source.parent
     for i, d in enumerate(data.documents):
         if d.id in doc_ids:
             problems.append(
@@ -266,10 +315,24 @@ def _semantic_problems(data: Dataset) -> list[str]:
                 "give each document a unique id"
             )
         doc_ids.setdefault(d.id, i)
-        if not d.path.is_file():
+        why = _file_problem(d.path)
+        if why is not None:
+            problems.append(f"documents[{i}].path: {why}")
+            continue
+        # One file, one entry: a system indexes a file once, so a second id for it would
+        # silently score its questions as misses.
+        real = os.path.realpath(d.path)
+        first = by_file.setdefault(real, i)
+        if first != i:
             problems.append(
-                f"documents[{i}].path: file not found: {d.path}; fix the path (relative "
-                "paths are relative to the dataset file)"
+                f"documents[{i}].path: names the same file as documents[{first}] "
+                f"({data.documents[first].id!r} and {d.id!r}: {real}); give each file one entry"
+            )
+        if not allow_outside and _outside(d.path, folder):
+            problems.append(
+                f"documents[{i}].path: {real} is outside the dataset folder {folder}; move it "
+                'inside, or allow it with --allow-outside (or "allow_outside": true in the '
+                "dataset)"
             )
     known = ", ".join(sorted(doc_ids)) or "none"
     q_ids: dict[str, int] = {}
@@ -314,20 +377,33 @@ def builtin_dataset_path(name: str) -> Path:
 # ---- BEIR folders ----------------------------------------------------------------------
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
+def _private_dir(path: Path) -> Path:
+    """Create `path` (and missing parents) readable by the user alone: the BEIR copies are
+    the user's own corpus in plain text."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        # split("\n"), not splitlines(): a JSON string may hold a raw U+2028.
+        return path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err) from err
+    except OSError as err:
+        msg = f"{path}: cannot read ({err.strerror or err})"
+        raise InvalidInputError(msg) from err
+
+
+def _jsonl(path: Path, *, text_fields: tuple[str, ...]) -> list[dict[str, Any]]:
     if not path.is_file():
         msg = f"{path}: missing; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/"
         raise InvalidInputError(msg)
     from gaia_eval.core import jsontext
 
     rows: list[dict[str, Any]] = []
-    try:
-        # Only "\n" ends a JSON line (splitlines would also cut at U+2028 inside a string).
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError as err:
-        msg = f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8"
-        raise InvalidInputError(msg) from err
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(_read_lines(path), 1):
         if not line.strip():
             continue
         try:
@@ -336,9 +412,21 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
             why = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
             msg = f"{path}: line {n} is not valid JSON ({why}); fix or remove it"
             raise InvalidInputError(msg) from err
-        if not isinstance(row, dict) or not isinstance(row.get("_id"), str | int):
-            msg = f"{path}: line {n}: `_id` missing; every row needs `_id` and `text`"
+        # bool is an int to Python: `"_id": true` would silently become document "True".
+        rid = row.get("_id") if isinstance(row, dict) else None
+        if isinstance(rid, bool) or not isinstance(rid, str | int) or rid == "":
+            msg = (
+                f"{path}: line {n}: `_id` missing or not a string or whole number; every row "
+                "needs `_id` and `text`"
+            )
             raise InvalidInputError(msg)
+        for name in text_fields:
+            if row.get(name) is not None and not isinstance(row[name], str):
+                msg = (
+                    f"{path}: line {n}: `{name}` is a {type(row[name]).__name__}, not a "
+                    "string; give the text as a JSON string"
+                )
+                raise InvalidInputError(msg)
         bad = jsontext.surrogate_problems(row, line)
         if bad:
             msg = f"{path}: line {n} (`_id` {jsontext.shown(row['_id'])}): {bad[0]}"
@@ -353,23 +441,23 @@ def _qrels(folder: Path, split: str) -> tuple[Path, dict[str, list[str]]]:
     if not path.is_file():
         found = sorted(qdir.glob("*.tsv")) if qdir.is_dir() else []
         names = ", ".join(p.stem for p in found) or "none"
-        msg = f"{path}: missing; qrels splits present: {names}; pass one of them as the split"
+        msg = f"{path}: missing; qrels splits present: {names}; pass one with --beir-split NAME"
         raise InvalidInputError(msg)
     relevant: dict[str, list[str]] = {}
-    with path.open(encoding="utf-8", newline="") as fh:
-        for n, row in enumerate(csv.reader(fh, delimiter="\t"), 1):
-            if not row or (n == 1 and row[0] == "query-id"):
-                continue
-            if len(row) < 3:
-                msg = f"{path}: line {n}: expected query-id, corpus-id, score (tab-separated)"
-                raise InvalidInputError(msg)
-            try:
-                score = int(row[2])
-            except ValueError:
-                msg = f"{path}: line {n}: score {row[2]!r} is not a whole number"
-                raise InvalidInputError(msg) from None
-            if score > 0 and row[1] not in relevant.setdefault(row[0], []):
-                relevant[row[0]].append(row[1])
+    lines = _read_lines(path)
+    for n, row in enumerate(csv.reader(lines, delimiter="\t"), 1):
+        if not row or (n == 1 and row[0] == "query-id"):
+            continue
+        if len(row) < 3:
+            msg = f"{path}: line {n}: expected query-id, corpus-id, score (tab-separated)"
+            raise InvalidInputError(msg)
+        try:
+            score = int(row[2])
+        except ValueError:
+            msg = f"{path}: line {n}: score {row[2]!r} is not a whole number"
+            raise InvalidInputError(msg) from None
+        if score > 0 and row[1] not in relevant.setdefault(row[0], []):
+            relevant[row[0]].append(row[1])
     return path, relevant
 
 
@@ -387,11 +475,22 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
         msg = f"{folder}: not a folder; a BEIR dataset is a folder with corpus.jsonl"
         raise InvalidInputError(msg)
     corpus_path = folder / "corpus.jsonl"
-    corpus = _jsonl(corpus_path)
-    queries = {str(r["_id"]): r for r in _jsonl(folder / "queries.jsonl")}
+    corpus = _jsonl(corpus_path, text_fields=("title", "text"))
+    if not corpus:
+        msg = f"{corpus_path}: no documents; a BEIR corpus needs at least one row"
+        raise InvalidInputError(msg)
+    queries_path = folder / "queries.jsonl"
+    queries: dict[str, dict[str, Any]] = {}
+    for row in _jsonl(queries_path, text_fields=("text",)):
+        qid = str(row["_id"])
+        if qid in queries:
+            msg = f"{queries_path}: query `_id` {qid!r} appears twice; query ids must be unique"
+            raise InvalidInputError(msg)
+        queries[qid] = row
     qrels_path, relevant = _qrels(folder, split)
     digest = hashlib.sha256(corpus_path.read_bytes()).hexdigest()[:16]
-    out_dir = (cache_dir or cache_root()) / "beir" / f"{folder.name}-{digest}"
+    out_dir = _private_dir((cache_dir or cache_root()) / "beir") / f"{folder.name}-{digest}"
+    _private_dir(out_dir)
     documents: list[DocumentRef] = []
     ids: set[str] = set()
     for row in corpus:
@@ -435,6 +534,11 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
                 tags=["beir", folder.name],
             )
         )
+    if not questions:
+        msg = (
+            f"{qrels_path}: no query has a relevant document (score > 0); nothing would be measured"
+        )
+        raise InvalidInputError(msg)
     return Dataset(
         id=folder.name,
         description=f"BEIR folder {folder} (qrels {qrels_path.name})",

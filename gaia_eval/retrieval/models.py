@@ -516,6 +516,9 @@ class DatasetSetup(_Model):
     """Questions in the dataset."""
     documents: int
     """Documents in the dataset."""
+    documents_outside: list[str] = Field(default_factory=list)
+    """Documents whose file is outside the dataset's folder (allowed by `--allow-outside`
+    or the dataset's `allow_outside`)."""
 
 
 class RagSetup(BaseModel):
@@ -551,6 +554,8 @@ class DatasetSummary(_Model):
     """sha256 of the question set (see DatasetSetup)."""
     questions_total: int
     """Questions in the dataset (more than `summary.questions` when some did not run)."""
+    documents_outside: list[str] = Field(default_factory=list)
+    """Documents whose file is outside the dataset's folder (allowed, and said so)."""
     index: IndexStats | None
     """Index build statistics (None when indexing did not finish)."""
     summary: Summary

@@ -193,6 +193,9 @@ def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
                 f"(annotator_text_on_page_ge_0.5 = {ok / len(checked):.3f})."
             )
         )
+    if d.documents_outside:
+        outside = ", ".join(f"`{doc}`" for doc in d.documents_outside)
+        blocks.append(Para(f"Documents outside the dataset folder (allowed): {outside}"))
     header = ["pipeline", "R@1", "R@3", "R@5", "R@10", "R@20", "MRR", "R@returned"]
     header += ["mean returned", "p50 ms", "p95 ms"]
     na = "–"

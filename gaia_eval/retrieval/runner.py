@@ -80,11 +80,17 @@ class DatasetSource:
     """Recorded as the dataset's `source` (`builtin:repo_docs`, a path, `corpus:<name>`)."""
     loader: Callable[[], Dataset] | None = None
     """Builds a `corpus` dataset from the checked cache (full.py)."""
+    allow_outside: bool = False
+    """Admit document files outside the dataset's folder (`--allow-outside`)."""
+    split: str = "test"
+    """The qrels split of a BEIR folder (`--beir-split`)."""
 
     def load(self) -> Dataset:
         if self.loader is not None:
             return self.loader()
-        return load_beir(self.path) if self.kind == "beir" else load_dataset(self.path)
+        if self.kind == "beir":
+            return load_beir(self.path, split=self.split)
+        return load_dataset(self.path, allow_outside=self.allow_outside)
 
 
 def questions_digest(ds: Dataset) -> str:
@@ -311,6 +317,7 @@ class RagSuite(Suite):
                 questions_digest=questions_digest(ds),
                 questions=len(ds.questions),
                 documents=len(ds.documents),
+                documents_outside=ds.documents_outside(),
             ).model_dump(mode="json")
             for src, ds in zip(self.sources, loaded, strict=True)
         ]

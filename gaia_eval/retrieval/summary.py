@@ -66,6 +66,7 @@ def summarise(env: Envelope) -> RagSummary:
             source=d.source,
             questions_digest=d.questions_digest,
             questions_total=d.questions,
+            documents_outside=d.documents_outside,
             index=setup.index(d.dataset),
             summary=scoring.summarize(by_ds.get(d.dataset, [])),
             by_tag=scoring.by_tag(by_ds.get(d.dataset, [])),

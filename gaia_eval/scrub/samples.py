@@ -33,7 +33,21 @@ PLANTED_KINDS = (
     "jwt",
     "bearer",
     "url-credentials",
+    "azure",
+    "twilio",
+    "sendgrid",
+    "npm",
+    "pypi",
+    "netrc",
+    "pgpass",
+    "docker-auth",
+    "secret-assignment",
 )
+B64 = ALNUM + "+/"
+# Bytes a generated password or assigned value may hold: no quotes, no backslash, nothing
+# that ends an unquoted value (`,;&()[]{}<>`), and no '.' (an unquoted `a.b` reads as an
+# attribute chain, which the assignment rule leaves alone).
+VALUE = ALNUM + "!#%*+-/:=?@^_~"
 
 
 def _rand(rng: random.Random, alphabet: str, n: int) -> str:
@@ -49,6 +63,29 @@ def _rand(rng: random.Random, alphabet: str, n: int) -> str:
 
 def _b64url(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _b64(rng: random.Random, n: int) -> str:
+    """Standard base64 of `n` random bytes, clear of the placeholder filter, rich."""
+    while True:
+        v = base64.b64encode(rng.randbytes(n)).decode()
+        if "000000" not in v and "xxxxxx" not in v.lower() and "example" not in v.lower():
+            return v
+
+
+def _mixed(rng: random.Random, alphabet: str, n: int) -> str:
+    """A value the assignment rule takes: an alphanumeric first byte, two of lowercase /
+    uppercase / digit, at least 8 distinct bytes."""
+    while True:
+        v = rng.choice(ALNUM) + _rand(rng, alphabet, n - 1)
+        classes = sum(any(f(c) for c in v) for f in (str.islower, str.isupper, str.isdigit))
+        if classes >= 2 and len(set(v)) >= 8:
+            return v
+
+
+def _password(rng: random.Random) -> str:
+    """A .netrc / .pgpass password: not a reference, a repeat or a well-known word."""
+    return rng.choice(ALNUM) + _rand(rng, VALUE.replace(":", ""), rng.randint(8, 31))
 
 
 def sample_secret(kind: str, rng: random.Random) -> tuple[str, str]:
@@ -81,6 +118,17 @@ def sample_secret(kind: str, rng: random.Random) -> tuple[str, str]:
             v = "gh" + rng.choice("pousr") + "_" + _rand(rng, ALNUM, 36)
     elif kind == "aws":
         v = rng.choice(["AKIA", "ASIA"]) + _rand(rng, UPPER_DIGIT, 16)
+        form = rng.randrange(3)
+        if form:
+            secret = _rand(rng, B64, 40)
+            if form == 1:  # the pair, as the console's CSV or an env file shows it
+                return v + rng.choice([",", ":", " ", "\t", '","']) + secret, secret
+            name = rng.choice(
+                ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey",
+                 "secret_access_key", "aws-secret-key"]
+            )  # fmt: skip
+            sep = rng.choice([" = ", "=", ": ", '": "'])
+            return f"{name}{sep}{secret}", secret
     elif kind == "slack":
         v = (
             f"xox{rng.choice('abprs')}-{rng.randint(10**11, 10**12)}-"
@@ -104,6 +152,55 @@ def sample_secret(kind: str, rng: random.Random) -> tuple[str, str]:
         host = rng.choice(["db.internal", "10.0.0.7:5432", "cache.local"])
         scheme = rng.choice(["postgres", "redis", "https", "mongodb+srv"])
         return f"{scheme}://svc_{rng.randint(1, 99)}:{pw}@{host}/x", pw
+    elif kind == "azure":
+        form = rng.randrange(3)
+        if form == 0:
+            key = _b64(rng, 64)
+            text = (
+                "DefaultEndpointsProtocol=https;AccountName=acct"
+                f"{rng.randint(1, 99)};AccountKey={key};EndpointSuffix=core.windows.net"
+            )
+            return text, key
+        if form == 1:
+            key = _b64(rng, 32)
+            text = f"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={key}"
+            return text, key
+        sig = _b64(rng, 32).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
+        return f"https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig={sig}", sig
+    elif kind == "twilio":
+        while True:
+            v = "SK" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
+            if any(c.isdigit() for c in v[2:]) and "000000" not in v:
+                break
+    elif kind == "sendgrid":
+        v = f"SG.{_rand(rng, TOKEN, 22)}.{_rand(rng, TOKEN, 43)}"
+    elif kind == "npm":
+        v = "npm_" + _rand(rng, ALNUM, 36)
+    elif kind == "pypi":
+        v = "pypi-AgEIcHlwaS5vcmc" + _rand(rng, TOKEN, rng.randint(60, 180))
+    elif kind == "netrc":
+        pw = _password(rng)
+        host = rng.choice(["api.github.com", "git.internal", "pypi.org"])
+        return f"machine {host} login u{rng.randint(1, 999)} password {pw}\n", pw
+    elif kind == "pgpass":
+        pw = _password(rng)
+        host, port = rng.choice([("db.internal", "5432"), ("localhost", "*"), ("*", "6432")])
+        return f"{host}:{port}:app:svc_{rng.randint(1, 99)}:{pw}\n", pw
+    elif kind == "docker-auth":
+        raw = f"u{rng.randint(1, 999)}:{_password(rng)}".encode()
+        auth = base64.b64encode(raw).decode()
+        return f'{{"auths": {{"registry.internal": {{"auth": "{auth}"}}}}}}', auth
+    elif kind == "secret-assignment":
+        name = rng.choice(
+            ["DB_PASSWORD", "password", "client_secret", "SECRET_KEY", "api_key", "auth_token",
+             "Passwd", "APIKEY"]
+        )  # fmt: skip
+        value = _mixed(rng, VALUE, rng.randint(12, 40))
+        quote = rng.choice(['"', "'", ""])
+        sep = rng.choice(["=", " = ", ": ", '": ']) if quote else rng.choice(["=", ": "])
+        if sep == '": ':
+            name = f'"{name}'
+        return f"{name}{sep}{quote}{value}{quote}", value
     else:
         msg = f"no sample for kind {kind!r}"
         raise ValueError(msg)
@@ -112,7 +209,9 @@ def sample_secret(kind: str, rng: random.Random) -> tuple[str, str]:
 
 def sample_decoy(rng: random.Random) -> str:
     """Text that looks secret-ish but no rule may redact."""
-    choice = rng.randrange(14)
+    choice = rng.randrange(len(_DECOYS) + 14)
+    if choice >= 14:
+        return _DECOYS[choice - 14]
     if choice == 0:
         return "AKIAIOSFODNN7EXAMPLE"  # the AWS documentation key
     if choice == 1:
@@ -143,3 +242,24 @@ def sample_decoy(rng: random.Random) -> str:
     if choice == 12:
         return "fw_configuration_manager"
     return "self.hf_hub_download(repo_id)"
+
+
+# Look-alikes of the key-name and prefix rules added for issue 12.
+_DECOYS = (
+    "password = os.environ['DB_PASSWORD']",
+    "token = get_token(session)",
+    "secret: ${SECRET_VALUE}",
+    "api_key=settings.API_KEY",
+    "machine learning password reset link",
+    "SK0123456789abcdef",
+    "SG.short.token",
+    "npm_install_hook",
+    "pypi-token",
+    "at 10:30:45:123:done",
+    '"auth": "oauth2"',
+    "PASSWORD_MIN_LENGTH = 12",
+    "if password == confirm_password:",
+    "aws_secret_access_key = <your-secret-key>",
+    "AccountKey=;EndpointSuffix=core.windows.net",
+    "localhost:5432:app:svc:password",
+)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import random
 import re
 from dataclasses import dataclass
@@ -38,6 +39,27 @@ SHAPES: list[tuple[str, re.Pattern[bytes], int, int, int, bool]] = [
     ("slack", re.compile(rb"xox[abprs]-([A-Za-z0-9-]+)"), 1, 10, 255, True),
     ("huggingface", re.compile(rb"hf_([A-Za-z0-9]+)"), 1, 30, 64, True),
     ("bearer", re.compile(rb"(?i:bearer)([ \t]+)([A-Za-z0-9._~+/=-]+)"), 2, 16, 4096, True),
+    ("azure", re.compile(rb"sig=([A-Za-z0-9%+/=]+)"), 1, 30, 256, True),
+    ("twilio", re.compile(rb"SK([0-9a-fA-F]{32})(?![A-Za-z0-9])"), 1, 32, 32, True),
+    (
+        "sendgrid",
+        re.compile(
+            rb"SG\.([A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])"
+        ),
+        1,
+        66,
+        66,
+        False,
+    ),
+    ("npm", re.compile(rb"npm_([A-Za-z0-9]{36})(?![A-Za-z0-9])"), 1, 36, 36, True),
+    (
+        "pypi",
+        re.compile(rb"pypi-(?=AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)([A-Za-z0-9_-]+)"),
+        1,
+        50,
+        1024,
+        True,
+    ),
 ]
 JWT = re.compile(rb"(eyJ[A-Za-z0-9_-]*)\.(eyJ[A-Za-z0-9_-]*)\.[A-Za-z0-9_-]*")
 PEM_HEAD = re.compile(rb"-----BEGIN ([A-Z0-9 ]{0,64})-----")
@@ -97,8 +119,15 @@ def a_matches(text: bytes, known: list[bytes], on: set[str]) -> list[M]:
 
 
 def shape_at(text: bytes, p: int, g: int, left_ok: bool, on: set[str]) -> M | None:
-    if not left_ok and text[p - 1] in LEFT:
-        return None
+    # Prefixed shapes need the left boundary; key names may end a longer identifier.
+    if left_ok or text[p - 1] not in LEFT:
+        m = prefixed_at(text, p, g, on)
+        if m:
+            return m
+    return keyed_at(text, p, g, left_ok, on)
+
+
+def prefixed_at(text: bytes, p: int, g: int, on: set[str]) -> M | None:
     for kind, rx, grp, lo, hi, need_rich in SHAPES:
         if kind not in on:
             continue
@@ -112,13 +141,229 @@ def shape_at(text: bytes, p: int, g: int, left_ok: bool, on: set[str]) -> M | No
             continue
         if PLACEHOLDER.search(body):
             continue
-        keep = m.start(2) - p if kind == "bearer" else 0
-        return M(p, m.end(), keep, kind)
+        keep = m.start(grp) - p if kind in ("bearer", "azure") else 0
+        end = aws_pair(text, m.end(), g) if kind == "aws" else m.end()
+        return M(p, end, keep, kind)
     if "jwt" in on:
         m = JWT.match(text, p, g)
         if m and len(m.group(1)) >= 10 and len(m.group(2)) >= 10 and m.end() - p <= 8192:
             return M(p, m.end(), 0, "jwt")
+    if "docker-auth" in on:
+        m = docker_auth(text, p, g)
+        if m:
+            return m
+    if "netrc" in on:
+        m = netrc(text, p, g)
+        if m:
+            return m
     return None
+
+
+# ---- the key-name rules (docs/scrubbing.md, "Secrets known by their key name") ----------
+
+B64_40 = re.compile(rb"[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+AWS_PAIR_SEP = re.compile(rb"[ \t:,;|=\"']{1,6}")
+AWS_NAME = re.compile(rb"(?i)(aws[_-]?)?secret[_-]?(access[_-]?)?key")
+ASSIGN = re.compile(rb"(?:\\?[\"'])?[ \t]{0,4}(?::=?|=>?|>)[ \t]{0,4}(\\?[\"'])?")
+ASSIGN_KEYS = (b"password", b"passwd", b"pwd", b"secret", b"token", b"pikey", b"pi_key")
+KEY_SUFFIX = re.compile(rb"(?i)[_-]?key")
+UNQUOTED = re.compile(rb"[!#$%*+\-./0-9:=?@A-Z^_a-z|~\x80-\xff]+")
+ATTRIBUTE = re.compile(rb"[A-Za-z_].*\.[A-Za-z_]", re.S)
+VISIBLE = re.compile(rb"[\x21-\x7e\x80-\xff]+")
+PG_FIELD = re.compile(rb"[\x21-\x39\x3b-\x7e\x80-\xff]+")  # visible but ':'
+PG_END = frozenset(b"abcdefghijklmnopqrstuvwxyz*")
+TOKEN_TEXT = b"[REDACTED:"
+B64_PADDED = re.compile(rb"[A-Za-z0-9+/]{2,}={0,2}")
+
+
+def assignment(text: bytes, q: int, g: int) -> tuple[int, bytes] | None:
+    """(value start, its opening quote) after a key name, or None."""
+    m = ASSIGN.match(text, q, g)
+    return (m.end(), m.group(1) or b"") if m else None
+
+
+def aws_pair(text: bytes, e: int, g: int) -> int:
+    sep = AWS_PAIR_SEP.match(text, e, g)
+    if not sep or (sep.end() < g and text[sep.end()] in b" \t:,;|=\"'"):
+        return e
+    secret = B64_40.match(text, sep.end(), g)
+    return secret.end() if secret and RICH.search(secret.group()) else e
+
+
+def mixed_secret(value: bytes) -> bool:
+    classes = sum(bool(re.search(c, value)) for c in (rb"[a-z]", rb"[A-Z]", rb"[0-9]"))
+    return (
+        8 <= len(value) <= 256
+        and value[:1] not in (b"$", b"%", b"{", b"<")
+        and classes >= 2
+        and len(set(value)) >= 8
+        and not PLACEHOLDER.search(value)
+        and TOKEN_TEXT not in value
+    )
+
+
+def assigned_value_end(text: bytes, v: int, g: int, quote: bytes) -> int:
+    if quote:
+        ch = quote[-1:]
+        lim = min(g, v + 257)
+        e = v
+        while (
+            e < lim
+            and text[e : e + 1] != ch
+            and text[e] != 0x5C
+            and (text[e] == 0x09 or 0x20 <= text[e] != 0x7F)
+        ):
+            e += 1
+        close = text[e : e + len(quote)]
+        if close != quote or e + len(quote) > g:
+            return 0
+        return e if mixed_secret(text[v:e]) else 0
+    m = UNQUOTED.match(text, v, g)
+    if not m:
+        return 0
+    e, value = m.end(), m.group()
+    if e < g and text[e : e + 1] == b"(":
+        return 0
+    if ATTRIBUTE.match(value) and re.search(rb"\.[A-Za-z_]", value):
+        return 0
+    return e if mixed_secret(value) else 0
+
+
+def real_password(pw: bytes) -> bool:
+    return bool(pw) and not (
+        pw[:1] == b"$" or len(set(pw)) == 1 or pw.lower() in PW_WORDS or TOKEN_TEXT in pw
+    )
+
+
+def docker_auth(text: bytes, p: int, g: int) -> M | None:
+    if not text.startswith(b"auth", p):
+        return None
+    a = assignment(text, p + 4, g)
+    if a is None:
+        return None
+    m = re.compile(rb"[A-Za-z0-9+/=]*").match(text, a[0], g)
+    assert m
+    value = m.group()
+    if len(value) > 4096 or len(value) % 4 or not B64_PADDED.fullmatch(value):
+        return None
+    raw = base64.b64decode(value)
+    user, colon, pw = raw.partition(b":")
+    if not (colon and user and pw) or any(c < 0x20 or c == 0x7F for c in raw):
+        return None
+    return M(p, m.end(), a[0] - p, "docker-auth")
+
+
+def netrc(text: bytes, p: int, g: int) -> M | None:
+    m = re.compile(
+        rb"machine[ \t\n\r\v\f]{1,16}[\x21-\x7e\x80-\xff]{1,253}"
+        rb"(?![\x21-\x7e\x80-\xff])"
+    ).match(text, p, g)
+    if not m:
+        return None
+    q, login = m.end(), False
+    for _ in range(4):
+        kw = re.compile(rb"[ \t\n\r\v\f]{1,16}(login|password|account)").match(text, q, g)
+        if not kw:
+            return None
+        val = re.compile(rb"[ \t\n\r\v\f]{1,16}([\x21-\x7e\x80-\xff]+)").match(text, kw.end(), g)
+        if not val or len(val.group(1)) > 256:
+            return None
+        if val.end() < g and text[val.end()] not in b" \t\n\r\v\f":
+            return None
+        if kw.group(1) == b"password":
+            if not login or not real_password(val.group(1)):
+                return None
+            return M(p, val.end(), val.start(1) - p, "netrc")
+        login = login or kw.group(1) == b"login"
+        q = val.end()
+    return None
+
+
+def keyed_at(text: bytes, p: int, g: int, left_ok: bool, on: set[str]) -> M | None:
+    if "pgpass" in on:
+        m = pgpass(text, p, g)
+        if m:
+            return m
+    c = text[p : p + 1]
+    if c in (b"a", b"A", b"s", b"S"):
+        if "aws" in on:
+            m = aws_name(text, p, g)
+            if m:
+                return m
+        name = b"AccountKey" if c in b"aA" else b"SharedAccessKey"
+        if "azure" in on:
+            m = keyed_value(text, p, g, name, rb"[A-Za-z0-9+/=]+", lo=40, hi=128, kind="azure")
+            if m:
+                return m
+    if c in (b"s", b"S", b"p", b"P", b"t", b"T") and "secret-assignment" in on:
+        return generic(text, p, g, after_a=p > 0 and text[p - 1] in b"aA")
+    return None
+
+
+def aws_name(text: bytes, p: int, g: int) -> M | None:
+    m = AWS_NAME.match(text, p, g)
+    if not m or (m.group(1) is None and m.group(2) is None):
+        return None
+    a = assignment(text, m.end(), g)
+    if a is None:
+        return None
+    secret = B64_40.match(text, a[0], g)
+    if not secret or not RICH.search(secret.group()):
+        return None
+    return M(p, secret.end(), a[0] - p, "aws")
+
+
+def keyed_value(
+    text: bytes, p: int, g: int, name: bytes, body: bytes, *, lo: int, hi: int, kind: str
+) -> M | None:
+    if not text.startswith(name, p) or p + len(name) > g:
+        return None
+    a = assignment(text, p + len(name), g)
+    if a is None or text[a[0] : a[0] + 1] == b"$":
+        return None
+    m = re.compile(body).match(text, a[0], g)
+    if not m or not lo <= len(m.group()) <= hi or not RICH.search(m.group()):
+        return None
+    if PLACEHOLDER.search(m.group()):
+        return None
+    return M(p, m.end(), a[0] - p, kind)
+
+
+def generic(text: bytes, p: int, g: int, *, after_a: bool) -> M | None:
+    # `api_key` is matched from its `p` (the rule's trigger skips the common `api`).
+    low = text[p : min(p + 8, g)].lower()
+    keys = [k for k in ASSIGN_KEYS if after_a or not k.startswith(b"pi")]
+    key = next((k for k in keys if low.startswith(k)), None)
+    if key is None:
+        return None
+    q = p + len(key)
+    suffix = KEY_SUFFIX.match(text, q, g)
+    if suffix:
+        q = suffix.end()
+    a = assignment(text, q, g)
+    if a is None:
+        return None
+    e = assigned_value_end(text, a[0], g, a[1])
+    if not e or prefixed_at(text, a[0], g, set(KINDS)):
+        return None
+    return M(p, e, a[0] - p, "secret-assignment")
+
+
+def pgpass(text: bytes, p: int, g: int) -> M | None:
+    # At the host's last byte: a lowercase letter or '*'.
+    if text[p] not in PG_END:
+        return None
+    m = re.compile(
+        rb":(?:\*|[0-9]{4,5}(?![0-9])):([\x21-\x39\x3b-\x7e\x80-\xff]+)"
+        rb":([\x21-\x39\x3b-\x7e\x80-\xff]+):([\x21-\x39\x3b-\x7e\x80-\xff]+)"
+    ).match(text, p + 1, g)
+    if not m or len(m.group(1)) > 128 or len(m.group(2)) > 128 or len(m.group(3)) > 256:
+        return None
+    if m.end() < g and text[m.end()] not in b"\r\n":
+        return None
+    if not real_password(m.group(3)) or TOKEN_TEXT in text[p : m.end()]:
+        return None
+    return M(p, m.end(), m.start(3) - p, "pgpass")
 
 
 def url_password(text: bytes, pw: int, g: int, g_is_a: bool) -> int:
@@ -262,6 +507,13 @@ FRAGMENTS = [
     ":", "@", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
     "-----BEGIN PRIVATE KEY-----", "EXAMPLE", "xxxxxx", "000000", ".", "-", "_", "=", "$",
     " ", "\n", "\\n", "/", "[", "]", "\x00", "\xff", "é",
+    # the rules of issue 12
+    "password=", "PASSWORD: ", 'secret": "', "token='", "api_key = ", "_key=", "\\\"",
+    "aws_secret_access_key = ", "SecretAccessKey: ", ",", "AccountKey=", "SharedAccessKey=",
+    "&sig=", "SK", "0123456789abcdef", "SG.", "npm_", ":_authToken=", "pypi-AgEIcHlwaS5vcmc",
+    "API_KEY=", "api", "machine ", " login ", " password ", "db:5432:", "h:*:", "*:", ":5432:",
+    '"auth": "',
+    "dXNlcjpwYXNzd29yZDE=", "Tr0ub4dor&3", "$", "%2B", "(", ".", "'",
 ]  # fmt: skip
 
 
@@ -379,6 +631,25 @@ POSITIVE = [
     ("jwt", b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N"),
     ("bearer", b"Authorization: Bearer Ab3dEfGh1jKlMnOpQr=="),
     ("url-credentials", b"postgres://app:s3cr3t-Pw@db.internal:5432/app"),
+    ("aws", b"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("aws", b"AKIAZ7QX3MNB2KLP4R6T,wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY"),
+    ("azure", b"AccountName=a;AccountKey=" + b"Ab3d" * 21 + b"Ab==;EndpointSuffix=x"),
+    ("azure", b"?sv=2022-11-02&sig=Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789%2B%3D"),
+    ("twilio", b"SK0123456789abcdef0123456789abcdef"),
+    (
+        "sendgrid",
+        b"SG." + b"Ab3dEfGh1jKlMnOpQrStUv" + b"." + b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789AbCdEfG",
+    ),
+    ("npm", b"npm_Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789"),
+    ("pypi", b"pypi-AgEIcHlwaS5vcmc" + b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789Ab3dEfGh1jKlMnOp"),
+    ("secret-assignment", b"API_KEY=Ab3dEfGh1jKlMnOp"),
+    ("secret-assignment", b"//registry.npmjs.org/:_authToken=1b2c3d4e-0000-4a1b-8c2d-3e4f5a6b7c8d"),
+    ("pgpass", b"*:*:*:postgres:Tr0ub4dor&3"),
+    ("netrc", b"machine api.github.com login bob password Tr0ub4dor&3"),
+    ("pgpass", b"db.internal:5432:app:svc:Tr0ub4dor&3\n"),
+    ("docker-auth", b'{"auths": {"r.io": {"auth": "Ym9iOlRyMHViNGRvciYz"}}}'),
+    ("secret-assignment", b'DB_PASSWORD="Tr0ub4dor&3x"'),
+    ("secret-assignment", b"SECRET_KEY = 'django-insecure-9f8e7d6c5b4a'"),
 ]
 NEGATIVE = [
     b"AKIAIOSFODNN7EXAMPLE",
@@ -404,6 +675,23 @@ NEGATIVE = [
     b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
     b"AIzaSyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
     b"/usr/local/secret",
+    b"aws_secret_access_key = <your-secret-key>",
+    b"AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    b"AccountKey=;EndpointSuffix=core.windows.net",
+    b"SK0123456789abcdef",
+    b"npm_install_hook",
+    b"pypi-token",
+    b"machine learning password reset link",
+    b"machine h password Tr0ub4dor&3",
+    b"localhost:5432:app:svc:password",
+    b"at 10:30:45:123:done",
+    b'"auth": "oauth2"',
+    b"password = os.environ['DB_PASSWORD']",
+    b"password=settings.DB_PASSWORD1",
+    b"token = get_token(session)",
+    b"secret: ${SECRET_VALUE}",
+    b"PASSWORD_MIN_LENGTH = 12",
+    b"password: str = Field()",
 ]
 
 
@@ -511,6 +799,23 @@ def test_split_at_every_position() -> None:
     want = (want[0], [tuple(f) for f in want[1]])
     for cut in range(len(text) + 1):
         assert stream_all(s, [text[:cut], text[cut:]]) == want, cut
+
+
+def test_split_at_every_position_key_name_rules() -> None:
+    text = (
+        b"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY x "
+        b"AKIAZ7QX3MNB2KLP4R6T,wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY\n"
+        b"machine h.io login bob password Tr0ub4dor&3\ndb:5432:app:svc:S3cr3tPw!\n"
+        b'DB_PASSWORD="Tr0ub4dor&3x" {"auth": "Ym9iOlRyMHViNGRvciYz"} '
+        b"AccountKey=" + b"Ab3d" * 21 + b"Ab==;x SK0123456789abcdef0123456789abcdef"
+    )
+    s = _native.Scrubber()
+    want = s.scrub_report(text)
+    want = (want[0], [tuple(f) for f in want[1]])
+    assert len(want[1]) == 8
+    for cut in range(len(text) + 1):
+        assert stream_all(s, [text[:cut], text[cut:]]) == want, cut
+    same(text)
 
 
 def big_text(rng: random.Random, size: int) -> tuple[bytes, list[bytes]]:

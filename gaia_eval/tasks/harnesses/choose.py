@@ -74,8 +74,11 @@ def choose_harness(
 ) -> HarnessChoice:
     """Build harness `name` from its options (exit 2 for a missing or unknown one)."""
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.harnesses.registry import build_harness
+    from gaia_eval.tasks.harnesses.registry import build_harness, harness_names
 
+    if name not in harness_names():  # else it reads as `command` and asks for a template
+        msg = f"--harness {name!r}: unknown; choose one of {', '.join(harness_names())}"
+        raise InvalidInputError(msg)
     record("--harness", name)
     if name == "builtin":
         spec = parse_model_spec(need("model", "for --harness builtin"))
