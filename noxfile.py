@@ -488,6 +488,52 @@ def fuzz_scrub(session: nox.Session) -> None:
     session.run(binary, *common, "-max_len=100000", f"{tmp}/corpus", external=True)
 
 
+def _fuzz_native(session: nox.Session, area: str) -> None:
+    """atheris on `tests/fuzz/fuzz_<area>.py`: `-- SECONDS` (default 60), and `-- SECONDS
+    asan` against the ASan + UBSan build of the core (its own build dir, as `sanitize`)."""
+    seconds = session.posargs[0] if session.posargs else "60"
+    env: dict[str, str] = {}
+    if "asan" in session.posargs[1:]:
+        _install(
+            session,
+            groups=("fuzz",),
+            rebuild=True,
+            build_dir="build/sanitize",
+            config=("-Ccmake.define.GAIA_SANITIZE=ON",),
+            env={"GAIA_SANITIZE": "ON"},
+        )
+        libs = ("libasan.so", "libstdc++.so")
+        preload = [
+            str(session.run("gcc", f"-print-file-name={lib}", silent=True, external=True))
+            for lib in libs
+        ]
+        env = {
+            "LD_PRELOAD": " ".join(p.strip() for p in preload),
+            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+        }
+    else:
+        _install(session, groups=("fuzz",))
+    tmp = session.create_tmp()
+    session.run(
+        "python", f"tests/fuzz/fuzz_{area}.py", f"{tmp}/corpus-{area}",
+        f"-max_total_time={seconds}", f"-dict=tests/fuzz/{area}.dict", "-len_control=0",
+        "-max_len=16384", env=env,
+    )  # fmt: skip
+
+
+@nox.session(default=False)
+def fuzz_evidence(session: nox.Session) -> None:
+    """Fuzz the evidence kernel through gaia_eval._native (atheris; `-- SECONDS [asan]`)."""
+    _fuzz_native(session, "evidence")
+
+
+@nox.session(default=False)
+def fuzz_grep(session: nox.Session) -> None:
+    """Fuzz the grep kernel through gaia_eval._native (atheris; `-- SECONDS [asan]`)."""
+    _fuzz_native(session, "grep")
+
+
 @nox.session(default=False)
 def bench_scrub(session: nox.Session) -> None:
     """Scrub throughput and recall vs re, hyperscan, detect-secrets (`--quick`: 5 MB)."""

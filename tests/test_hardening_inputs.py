@@ -75,8 +75,9 @@ def test_offline_code_retrieval_never_connects(
         listener.close()
     assert listener.connections == 0, "--offline cloned over the network"
     results = read_json(tmp_path / "out" / "results.json")
-    reasons = [e["reason"] for e in results["quality"]["excluded"]]
+    reasons = [item["error"] for item in results["items"]]
     assert reasons and all("offline" in r for r in reasons), reasons
+    assert {item["status"] for item in results["items"]} == {"infra_error"}
     assert os.environ["HF_HUB_OFFLINE"] == "1"  # model hubs use their cache only
 
 
@@ -134,7 +135,7 @@ def test_report_lists_documents_outside_the_dataset_folder(tmp_path: Path) -> No
     ]  # fmt: skip
     assert main(argv) == 0
     results = read_json(tmp_path / "out" / "results.json")
-    assert results["datasets"][0]["documents_outside"] == ["a"]
+    assert results["summary"]["datasets"][0]["documents_outside"] == ["a"]
     report = (tmp_path / "out" / "report.md").read_text()
     assert "Documents outside the dataset folder (allowed): `a`" in report
 

@@ -186,7 +186,7 @@ def test_error_messages_on_stderr_are_scrubbed(
         main(["retrieval", "--component", "rag", "--tolerance", secret])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert "invalid float value" in err and secret not in err
+    assert "--tolerance" in err and secret not in err and "[REDACTED:sk]" in err
 
 
 def test_a_label_error_quoting_a_secret_is_scrubbed(

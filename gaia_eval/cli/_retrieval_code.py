@@ -71,7 +71,7 @@ def _check_flags(args: argparse.Namespace) -> None:
     from gaia_eval.core.errors import InvalidInputError
 
     if not args.embedder.strip():
-        msg = "--embedder: empty; give a spec (hash, onnx:<model>, ...) or leave the flag out"
+        msg = "--embedder '': give an embedder spec (e.g. hash, onnx:all-MiniLM-L6-v2-int8)"
         raise InvalidInputError(msg)
     if args.offline:
         import os
