@@ -188,7 +188,6 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
         tmp, documents=[{"id": "a", "path": "a.txt"}, {"id": "b", "path": "./a.txt"}]
     ),
     "ds_no_questions": lambda tmp: _dataset(tmp, questions=[]),
-    "ds_no_documents": lambda tmp: _dataset(tmp, documents=[], questions=[]),
     "ds_outside": _outside,
     "ds_page_true": lambda tmp: _with_page(tmp, True),
     "ds_page_string": lambda tmp: _with_page(tmp, "1"),

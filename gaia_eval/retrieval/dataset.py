@@ -8,9 +8,9 @@ each evidence entry has a verbatim `quote` and/or a 1-based `page`, optionally a
 hint and the annotator's `label_text`). Every problem is an InvalidInputError naming the
 file, the field path (`questions[3].evidence[0].quote`) and the fix.
 
-A dataset needs at least one document and one question; each document file is a regular
-file named by one entry only, inside the dataset's folder (symlinks resolved) unless the
-caller allows outside files (`--allow-outside`) or the dataset says `"allow_outside": true`.
+Each document file is a regular file named by one entry only, inside the dataset's folder
+(symlinks resolved) unless the caller allows outside files (`--allow-outside`) or the
+dataset says `"allow_outside": true`.
 
 BEIR folders (`corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv`) load too, with
 document-level evidence (any chunk of a relevant document is a hit).
@@ -301,10 +301,6 @@ def _file_problem(path: Path) -> str | None:
 
 def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[str]:
     problems: list[str] = []
-    if not data.documents:
-        problems.append("documents: empty; a dataset needs at least one document")
-    if not data.questions:
-        problems.append("questions: empty; nothing would be measured, add at least one question")
     doc_ids: dict[str, int] = {}
     by_file: dict[str, int] = {}
     folder = data.source.parent

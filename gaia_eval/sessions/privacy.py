@@ -39,7 +39,7 @@ def check_private(path: Path, flag: str = "--out") -> None:
     if rel == Path():
         line = "(the repository root itself)"
     else:
-        ignored = _git(root, "check-ignore", "-q", f"{rel.as_posix()}/")
+        ignored = _git(root, "check-ignore", "-q", "--", f"{rel.as_posix()}/")
         if ignored.returncode == 0:
             return
         line = ignore_line(rel)

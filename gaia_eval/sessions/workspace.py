@@ -30,7 +30,7 @@ def prepare(cwd: str | None, branch: str | None, dest: Path) -> tuple[Path, str]
             and _git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").returncode == 0
         ):
             args += ["--branch", branch]
-        done = _git(root.parent, *args, str(root), str(dest))
+        done = _git(root.parent, *args, "--", str(root), str(dest))  # paths, never options
         if done.returncode == 0:
             return dest / rel, "git"
     shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
