@@ -242,3 +242,12 @@ def test_probed_case(
 def test_every_placeholder_has_a_fixture() -> None:
     used = {name for row in _rows() for name in PLACEHOLDER.findall(row["cmd"])}
     assert used <= set(FIXTURES), used - set(FIXTURES)
+
+
+def test_tests_named_in_the_table_exist() -> None:
+    """The "Tested elsewhere" rows name real tests (the table must not drift)."""
+    names = set(re.findall(r"::(test_[a-z0-9_]+)", TABLE.read_text()))
+    assert names
+    sources = "".join(p.read_text() for p in Path(__file__).parent.rglob("test_*.py"))
+    missing = sorted(n for n in names if f"def {n}(" not in sources)
+    assert not missing, missing
