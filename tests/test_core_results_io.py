@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -129,6 +130,19 @@ def test_dumps_json_refuses_nan() -> None:
 
 
 # ---- reading -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "1e999", "-1E+400"])
+def test_reading_refuses_non_finite_numbers(tmp_path: Path, bad: str) -> None:
+    """A NaN score compares false with every threshold; it must not reach a gate (issue 12)."""
+    path = tmp_path / "scorecard.json"
+    path.write_text(f'{{"wall_seconds": 1.5, "score": {bad}}}', encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=rf"scorecard.json: holds {re.escape(bad)}, "):
+        results_io.read_json(path)
+
+
+def test_reading_keeps_large_and_tiny_finite_numbers() -> None:
+    assert results_io.loads_json("[1e308, 1E-999, 2.5e+10, -0.0]", "x") == [1e308, 0.0, 2.5e10, 0.0]
 
 
 def write(path: Path, data: Any) -> Path:

@@ -10,6 +10,7 @@ import shlex
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,6 +158,36 @@ def _secret_hard_link(tmp: Path) -> Path:
     return tmp / "a.txt"
 
 
+def _rag_baseline(tmp: Path, edit: Callable[[dict[str, Any]], object] | None = None) -> Path:
+    """The results.json of a real run on the `ds_ok` dataset, optionally edited."""
+    out = tmp / "base"
+    if not out.exists():
+        argv = ["retrieval", "--component", "rag", "--dataset", str(_dataset(tmp))]
+        assert main([*argv, "--embedder", "hash", "--no-hard-cases", "--out", str(out)]) == 0
+    if edit is None:
+        return out / "results.json"
+    data = json.loads((out / "results.json").read_text())
+    edit(data)
+    return _write(tmp / f"edited-{len(list(tmp.glob('edited-*')))}.json", json.dumps(data))
+
+
+def _nan_results(tmp: Path) -> Path:
+    text = _rag_baseline(tmp).read_text()
+    return _write(tmp / "nan.json", re.sub(r'"mrr": [0-9.]+', '"mrr": NaN', text, count=1))
+
+
+def _nan_scorecard_run(tmp: Path) -> Path:
+    _write(tmp / "run" / "scorecard.json", '{"schema": 1, "wall_seconds": NaN}')
+    return tmp / "run"
+
+
+def _legacy_empty(tmp: Path) -> Path:
+    shipped = Path(__file__).parents[1] / "gaia_eval/baselines/retrieval/pr.json"
+    data = json.loads(shipped.read_text())
+    data["datasets"] = []
+    return _write(tmp / "legacy-empty.json", json.dumps(data))
+
+
 FIXTURES: dict[str, Callable[[Path], Path]] = {
     "tmp": lambda tmp: tmp,
     "out": lambda tmp: tmp / "out",
@@ -196,6 +227,20 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     "ds_dev_null": lambda tmp: _with_document(tmp, "/dev/null"),
     "rag_baseline": lambda tmp: Path(__file__).parents[1] / "gaia_eval/baselines/retrieval/pr.json",
     "stale_out": _stale_out,
+    "a_file": lambda tmp: _write(tmp / "a-file", "not a folder\n"),
+    "rag_incomplete_baseline": lambda tmp: _rag_baseline(
+        tmp, lambda d: d["header"].update(complete=False)
+    ),
+    "rag_no_items_baseline": lambda tmp: _rag_baseline(tmp, lambda d: d.update(items=[])),
+    "rag_summary_edited": lambda tmp: _rag_baseline(
+        tmp, lambda d: d["summary"].update(datasets=[])
+    ),
+    "rag_legacy_empty": _legacy_empty,
+    "nan_results": _nan_results,
+    "nan_scorecard_run": _nan_scorecard_run,
+    "instances_missing_commit": lambda tmp: _instances(
+        tmp, base_commit="0123456789abcdef" * 2 + "01234567"
+    ),
 }
 PLACEHOLDER = re.compile(r"\{([a-z_0-9]+)\}")
 
@@ -230,7 +275,9 @@ def test_probed_case(
     monkeypatch.setenv("GAIA_EVAL_CACHE", str(tmp_path / "cache"))
     case = tmp_path / "case"
     case.mkdir()
-    code = _run(_argv(row["cmd"], case))
+    argv = _argv(row["cmd"], case)
+    capsys.readouterr()  # what building the fixtures printed (a baseline run) is not the row's
+    code = _run(argv)
     out = capsys.readouterr()
     assert code == int(row["exit"]), f"{row['id']}: exit {code}\n{out.err[-3000:]}"
     assert row["msg"].strip() in out.err + out.out, f"{row['id']}:\n{out.err[-3000:]}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli._runflags import add_run_flags
+from gaia_eval.cli._runflags import add_run_flags, finite
 
 NAME = "sessions"
 HELP = "Score an agent against your recorded Claude Code sessions (replay + judge)."
@@ -15,6 +15,14 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         msg = f"expected an integer >= 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = finite(text)
+    if value <= 0:
+        msg = f"expected a number of seconds > 0, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
 
@@ -56,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     a.add_argument("--repeats", type=_positive, default=1, help="run and judge every case K times")
     a.add_argument(
-        "--run-timeout", type=float, default=900.0, help="wall-clock cap per case in s (900)"
+        "--run-timeout", type=_seconds, default=900.0, help="wall-clock cap per case in s (900)"
     )
     add_run_flags(parser)
 

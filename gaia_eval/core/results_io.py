@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -153,14 +154,42 @@ def not_utf8(path: Path | str, err: UnicodeDecodeError) -> InvalidInputError:
     )
 
 
+class _NonFinite(ValueError):
+    """Raised by the decoder hook at `NaN`, `Infinity` or `-Infinity`."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+_BIG_EXPONENT = re.compile(r"[0-9][eE]\+?[0-9]{3}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)  # `1e999` decodes to inf without ever reaching parse_constant
+    if not math.isfinite(value):
+        raise _NonFinite(text)
+    return value
+
+
 def loads_json(raw: str, where: Path | str) -> Any:
     """json.loads with every failure an InvalidInputError naming `where` (a file, a line).
 
     Deep nesting is refused by the decoder with RecursionError, which is not a ValueError:
-    without this a 100k-deep file reached the user as a traceback.
+    without this a 100k-deep file reached the user as a traceback. `NaN` and `Infinity`
+    (which Python's decoder accepts but JSON does not have) are refused: a NaN score
+    compares false with every threshold, so it would pass a gate silently.
     """
     try:
-        return json.loads(raw)
+        # Only a 3-digit positive exponent can overflow to inf; the float hook halves the
+        # decoder's speed, so it runs only then.
+        hook = _finite_float if _BIG_EXPONENT.search(raw) else None
+        return json.loads(raw, parse_constant=_refuse_constant, parse_float=hook)
+    except _NonFinite as err:
+        msg = (
+            f"{where}: holds {err.args[0]}, which is not a JSON number; every number must be finite"
+        )
+        raise InvalidInputError(msg) from None
     except json.JSONDecodeError as err:
         msg = f"{where}: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}"
         raise InvalidInputError(msg) from err

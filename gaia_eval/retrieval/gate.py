@@ -149,6 +149,15 @@ def extra(baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
         res = result_of(rec)
         if isinstance(res, QuestionResult):
             base_ids.setdefault(res.dataset, []).append(rec.id)
+    # An unedited baseline summarises every dataset its items measured; one that does not
+    # (`summary.datasets: []` with questions in it) would gate nothing and pass (issue 12).
+    unsummarised = sorted(set(base_ids) - {d.dataset for d in before.datasets})
+    if unsummarised:
+        failures.append(
+            f"the baseline's items measure dataset(s) {', '.join(map(repr, unsummarised))} "
+            "that its summary does not list (an edited file?); gate against the unedited "
+            "results.json of a real run"
+        )
     for base in before.datasets:
         ids = [i for i in base_ids.get(base.dataset, []) if expected(i)]
         cur = after.get(base.dataset)

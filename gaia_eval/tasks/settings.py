@@ -7,6 +7,7 @@ Kept apart from the CLI modules (which both read it) and free of heavy imports, 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from typing import Any
 
@@ -55,18 +56,21 @@ def required(args: argparse.Namespace, key: str, why: str) -> str:
 
 
 def number(args: argparse.Namespace, key: str, kind: type, default: Any) -> Any:
-    """A positive number from the flag or the variable (exit 2 naming either)."""
+    """A finite positive number from the flag or the variable (exit 2 naming either)."""
     value = getattr(args, key, None)
+    source = flag(key)
     if value is None:
         raw = env(key)
         if raw is None:
             return default
+        source = f"{ENV[key]}={raw!r}"
         try:
             value = kind(raw)
         except ValueError as err:
-            msg = f"{ENV[key]}={raw!r}: expected a {kind.__name__}"
+            msg = f"{source}: expected a {kind.__name__}"
             raise InvalidInputError(msg) from err
-    if value <= 0:
-        msg = f"{flag(key)} must be positive, got {value}"
+    # nan compares false with everything: `nan <= 0` would let it through as a timeout.
+    if not math.isfinite(value) or value <= 0:
+        msg = f"{source} must be a finite positive number, got {value}"
         raise InvalidInputError(msg)
     return value

@@ -710,6 +710,98 @@ def test_documented_negative_examples(text: bytes) -> None:
     same(text)
 
 
+# ---- issue 12 item 2: each kind it names, compared with gitleaks' and detect-secrets' ----
+# (name, kind, a positive, the part that must go, a near miss that must stay). The near
+# misses are the look-alikes those tools' rules also refuse: test keys, publishable keys,
+# too-short bodies, placeholders and references, public keys, passwords absent.
+GCP_KEY_LINE = b"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Ab3dEfGh1jKl"
+GCP_SA = (
+    b'{"type": "service_account", "project_id": "p-123", "private_key_id": '
+    b'"1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", "private_key": "-----BEGIN PRIVATE '
+    b"KEY-----\\n" + GCP_KEY_LINE + b'\\nAb3dEfGh\\n-----END PRIVATE KEY-----\\n", '
+    b'"client_email": "svc@p-123.iam.gserviceaccount.com"}'
+)
+ISSUE_KINDS = [
+    ("aws-secret-key", "aws", b"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY",
+     b"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY", b"aws_secret_access_key = <your-secret-key>"),
+    ("aws-pair", "aws", b"AKIAZ7QX3MNB2KLP4R6T,wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY",
+     b"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz8MPLEKEY",
+     b"AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("azure-storage-key", "azure",
+     b"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + b"Ab3d" * 21
+     + b"Ab==;EndpointSuffix=core.windows.net",
+     b"Ab3d" * 21, b"AccountKey=;EndpointSuffix=core.windows.net"),
+    ("azure-connection-string", "azure",
+     b"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey="
+     b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789AbCdEfG=",
+     b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789AbCdEfG=", b"SharedAccessKey=${SERVICEBUS_KEY}"),
+    ("azure-sas", "azure", b"?sv=2022-11-02&sig=Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789%2B%3D",
+     b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789", b"?sv=2022-11-02&sig=short"),
+    ("gcp-service-account", "private-key", GCP_SA, GCP_KEY_LINE,
+     b'{"type": "service_account", "private_key": "-----BEGIN PUBLIC KEY-----\\nMIIBIjAN'
+     b'\\n-----END PUBLIC KEY-----\\n"}'),
+    ("stripe-live", "stripe", b"sk_live_51H8abcDEFghiJKLmnoPQRstuVWXyz0123456789",
+     b"51H8abcDEFghiJKLmnoPQRstuVWXyz0123456789", b"sk_test_4eC39HqLyjWDarjtT1zdp7dc"),
+    ("stripe-restricted", "stripe", b"rk_live_51H8abcDEFghiJKLmnoPQRstuVWXyz01234567",
+     b"51H8abcDEFghiJKLmnoPQRstuVWXyz01234567",
+     b"pk_live_51H8abcDEFghiJKLmnoPQRstuVWXyz0123456789"),
+    ("twilio", "twilio", b"SK0123456789abcdef0123456789abcdef",
+     b"0123456789abcdef0123456789abcdef", b"SK0123456789abcdef0123456789abcdeg"),
+    ("sendgrid", "sendgrid",
+     b"SG.Ab3dEfGh1jKlMnOpQrStUv.Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789AbCdEfG",
+     b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789AbCdEfG", b"SG.short.token"),
+    ("npm", "npm", b"//registry.npmjs.org/:_authToken=npm_Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789",
+     b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789", b"npm_install_hook"),
+    ("pypi", "pypi",
+     b"pypi-AgEIcHlwaS5vcmc" + b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789Ab3dEfGh1jKlMnOp",
+     b"Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789Ab3dEfGh1jKlMnOp", b"pypi-AgEIcHlwaS5vcmc"),
+    ("huggingface", "huggingface", b"hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+     b"AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", b"self.hf_hub_download(repo_id)"),
+    ("anthropic", "anthropic", b"sk-ant-api03-AbCdEfGhIjKlMnOpQrSt0123456789",
+     b"AbCdEfGhIjKlMnOpQrSt0123456789", b"sk-ant-api03-short"),
+    ("anthropic-admin", "anthropic",
+     b"sk-ant-admin01-AbCdEfGhIjKlMnOpQrSt0123456789AbCdEfGhIjKl",
+     b"AbCdEfGhIjKlMnOpQrSt0123456789AbCdEfGhIjKl", b"sk-ant-admin01-"),
+    ("google-api-key", "google", b"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+     b"SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", b"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBW"),
+    ("postgres-url", "url-credentials", b"postgresql://svc:Xy7pQ2wLmN@10.0.0.1/db",
+     b"Xy7pQ2wLmN", b"postgres://user:password@localhost/db"),
+    ("mysql-url", "url-credentials", b"mysql://root:Xy7pQ2wLmN@db:3306/app", b"Xy7pQ2wLmN",
+     b"mysql://root@db:3306/app"),
+    ("mongo-url", "url-credentials",
+     b"mongodb+srv://u:Xy7pQ2wLmN@cluster0.ab1cd.mongodb.net/db", b"Xy7pQ2wLmN",
+     b"mongodb://${MONGO_USER}:${MONGO_PASS}@mongo/"),
+    ("netrc", "netrc", b"machine h.io\n  login bob\n  password Xy7pQ2wLmN3r\n",
+     b"Xy7pQ2wLmN3r", b"machine h.io login bob password $NETRC_PW"),
+    ("pgpass", "pgpass", b"db.internal:5432:app:svc:Xy7pQ2wLmN3r\n", b"Xy7pQ2wLmN3r",
+     b"localhost:5432:app:svc:password"),
+    ("docker-auth", "docker-auth",
+     b'{"auths":{"https://index.docker.io/v1/":{"auth":"dXNlcjpYeTdwUTJ3TG1OM3I="}}}',
+     b"dXNlcjpYeTdwUTJ3TG1OM3I=", b'{"auths": {"r.io": {"auth": "dXNlcg=="}}}'),
+    ("password-assignment", "secret-assignment", b"password=Xy7pQ2wLmN3r", b"Xy7pQ2wLmN3r",
+     b"password=aaaaaaaaaaaaaaa"),
+    ("secret-assignment", "secret-assignment", b'client_secret: "Xy7pQ2wLmN3rTt"',
+     b"Xy7pQ2wLmN3rTt", b"secret = os.environ['SECRET']"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "secret", "near_miss"),
+    [r[1:] for r in ISSUE_KINDS],
+    ids=[r[0] for r in ISSUE_KINDS],
+)
+def test_issue_kinds_positive_and_near_miss(
+    kind: str, text: bytes, secret: bytes, near_miss: bytes
+) -> None:
+    s = _native.Scrubber()
+    out, found = s.scrub_report(b"x " + text + b" y")
+    assert secret not in out
+    assert [f.kind for f in found] == [kind]
+    assert s.scrub_report(b"x " + near_miss + b" y") == (b"x " + near_miss + b" y", [])
+    same(text)
+    same(near_miss)
+
+
 def test_bearer_keeps_the_word_and_url_keeps_user_and_host() -> None:
     s = _native.Scrubber()
     assert s.scrub(b"Bearer Ab3dEfGh1jKlMnOpQr") == b"Bearer [REDACTED:bearer]"
