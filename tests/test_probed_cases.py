@@ -98,6 +98,13 @@ def _with_page(tmp: Path, page: object) -> Path:
     return _write(path, json.dumps(data))
 
 
+def _edited_question(tmp: Path, **change: object) -> Path:
+    path = _dataset(tmp)
+    data = json.loads(path.read_text())
+    data["questions"][0].update(change)
+    return _write(path, json.dumps(data))
+
+
 def _with_document(tmp: Path, doc_path: str) -> Path:
     return _dataset(tmp, documents=[{"id": "a", "path": doc_path}])
 
@@ -119,6 +126,21 @@ def _outside(tmp: Path) -> Path:
     data = json.loads(_dataset(tmp).read_text())
     data["documents"] = [{"id": "a", "path": "../elsewhere/a.txt"}]
     return _write(inner / "ds.json", json.dumps(data))
+
+
+def _outside_absolute(tmp: Path) -> Path:
+    path = _outside(tmp)
+    data = json.loads(path.read_text())
+    data["documents"][0]["path"] = str(tmp / "elsewhere" / "a.txt")
+    return _write(path, json.dumps(data))
+
+
+def _outside_symlink(tmp: Path) -> Path:
+    path = _outside(tmp)
+    (path.parent / "link.txt").symlink_to(tmp / "elsewhere" / "a.txt")
+    data = json.loads(path.read_text())
+    data["documents"][0]["path"] = "link.txt"
+    return _write(path, json.dumps(data))
 
 
 def _beir(
@@ -220,6 +242,10 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     ),
     "ds_no_questions": lambda tmp: _dataset(tmp, questions=[]),
     "ds_outside": _outside,
+    "ds_outside_absolute": _outside_absolute,
+    "ds_outside_symlink": _outside_symlink,
+    "ds_question_object": lambda tmp: _edited_question(tmp, question={"text": "x"}),
+    "ds_document_id_int": lambda tmp: _dataset(tmp, documents=[{"id": 1, "path": "a.txt"}]),
     "ds_page_true": lambda tmp: _with_page(tmp, True),
     "ds_page_string": lambda tmp: _with_page(tmp, "1"),
     "ds_fifo": _fifo,
