@@ -154,9 +154,12 @@ def test_issue_secrets_are_redacted_in_artifacts(
 ) -> None:
     from gaia_eval.core.results_io import write_json, write_text
 
+    # The four artifacts the issue found it in; each goes through the scrubbing writer.
     write_json(tmp_path / "results.json", {"transcript": text})
     write_text(tmp_path / "report.md", f"# report\n\n{text}\n")
-    for name in ("results.json", "report.md"):
+    write_text(tmp_path / "workspace.diff", f"--- a/.env\n+++ b/.env\n@@ -0,0 +1 @@\n+{text}\n")
+    write_json(tmp_path / "transcript.json", [{"role": "tool", "content": text}])
+    for name in ("results.json", "report.md", "workspace.diff", "transcript.json"):
         data = (tmp_path / name).read_text()
         assert secret not in data
         assert f"[REDACTED:{kind}]" in data
