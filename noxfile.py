@@ -19,10 +19,12 @@ build (build/nox-tests), so a C++ edit is always compiled before the tests.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -477,7 +479,7 @@ def fuzz_scrub(session: nox.Session) -> None:
     common = [f"-max_total_time={seconds}", "-dict=tests/fuzz/scrub.dict", "-len_control=0"]
     # Python surface: seeds the corpus folder first (the harness fills an empty one).
     session.run("python", "tests/fuzz/fuzz_scrub.py", f"{tmp}/corpus", *common, "-max_len=65536")
-    clang = shutil.which("clang++")
+    clang = _clang()
     if clang is None:
         session.error("clang++ not found: install clang to run the coverage-guided C++ target")
     binary = f"{tmp}/fuzz_scrub"
@@ -488,12 +490,52 @@ def fuzz_scrub(session: nox.Session) -> None:
     session.run(binary, *common, "-max_len=100000", f"{tmp}/corpus", external=True)
 
 
+def _clang() -> str | None:
+    """clang++, or the newest versioned one (Debian installs clang++-14 and no clang++)."""
+    found = shutil.which("clang++")
+    versioned = sorted(
+        (int(m.group(1)), p)
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if os.path.isdir(d)
+        for p in glob.glob(os.path.join(d, "clang++-*"))
+        if (m := re.fullmatch(r"clang\+\+-([0-9]+)", os.path.basename(p)))
+    )
+    return found or (versioned[-1][1] if versioned else None)
+
+
 def _fuzz_native(session: nox.Session, area: str) -> None:
-    """atheris on `tests/fuzz/fuzz_<area>.py`: `-- SECONDS` (default 60), and `-- SECONDS
-    asan` against the ASan + UBSan build of the core (its own build dir, as `sanitize`)."""
+    """atheris on `tests/fuzz/fuzz_<area>.py`: `-- SECONDS` (default 60); `-- SECONDS
+    asan` against the gcc ASan + UBSan build of the core (its own build dir, as `sanitize`;
+    the kernel's coverage is not seen); `-- SECONDS clang` against a clang build with ASan,
+    UBSan and coverage hooks, so atheris is guided by the kernel's branches too."""
     seconds = session.posargs[0] if session.posargs else "60"
     env: dict[str, str] = {}
-    if "asan" in session.posargs[1:]:
+    if "clang" in session.posargs[1:]:
+        clang = _clang()
+        if clang is None:
+            session.error("clang++ not found: install clang for the coverage-guided build")
+        _install(
+            session,
+            groups=("fuzz",),
+            rebuild=True,
+            build_dir="build/fuzz-clang",
+            config=(
+                f"-Ccmake.define.CMAKE_CXX_COMPILER={clang}",
+                "-Ccmake.define.GAIA_SANITIZE=ON",
+                "-Ccmake.define.GAIA_FUZZ=ON",
+                "-Ccmake.define.CMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF",
+            ),
+            env={"GAIA_SANITIZE": "ON"},
+        )
+        runtime = session.run(
+            "python", "-c", "import atheris; print(atheris.path())", silent=True
+        )  # atheris' ASan runtime with libFuzzer inside: preloaded, as its docs say
+        env = {
+            "LD_PRELOAD": os.path.join(str(runtime).strip(), "asan_with_fuzzer.so"),
+            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+        }
+    elif "asan" in session.posargs[1:]:
         _install(
             session,
             groups=("fuzz",),
