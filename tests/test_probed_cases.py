@@ -241,6 +241,7 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
         tmp, documents=[{"id": "a", "path": "a.txt"}, {"id": "b", "path": "./a.txt"}]
     ),
     "ds_no_questions": lambda tmp: _dataset(tmp, questions=[]),
+    "ds_no_documents": lambda tmp: _dataset(tmp, documents=[]),
     "ds_outside": _outside,
     "ds_outside_absolute": _outside_absolute,
     "ds_outside_symlink": _outside_symlink,
