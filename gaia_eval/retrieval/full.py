@@ -185,7 +185,8 @@ def technical_docs(corpus: Corpus, derived: Path) -> Dataset:
     resolved = {**raw, "documents": docs}
     out = derived / "technical_docs.json"
     atomic_write_bytes(out, json.dumps(resolved, ensure_ascii=False, indent=1).encode("utf-8"))
-    return load_dataset(out)
+    # The documents are the cache's checked corpus files, outside `derived/` by design.
+    return load_dataset(out, allow_outside=True)
 
 
 def financebench(corpus: Corpus, opts: FullOptions) -> Dataset:
