@@ -1,4 +1,5 @@
-"""A small rate card (USD per million tokens) for pricing runs from token counts.
+"""The published rate cards (USD per million tokens, one dated data file,
+gaia_eval/llm/rate_cards.json) for pricing runs from token counts (`harness_counts`).
 
 Only used where no meter or harness-reported cost exists; a model missing here has an
 unknown cost (None), never $0.00. `--price IN,OUT` overrides it for any model.
@@ -6,16 +7,38 @@ unknown cost (None), never $0.00. `--price IN,OUT` overrides it for any model.
 
 from __future__ import annotations
 
+import functools
+import json
+from typing import Any
+
 from gaia_eval.core.errors import InvalidInputError
 
-# Anthropic list prices (input, output) per million tokens, by model-name prefix.
-RATE_CARD: dict[str, tuple[float, float]] = {
-    "claude-opus-4": (15.0, 75.0),
-    "claude-sonnet-4": (3.0, 15.0),
-    "claude-3-7-sonnet": (3.0, 15.0),
-    "claude-3-5-haiku": (0.8, 4.0),
-    "claude-haiku-4": (1.0, 5.0),
-}
+RATE_CARDS_FILE = "rate_cards.json"
+
+
+@functools.cache
+def rate_cards() -> dict[str, Any]:
+    """The published rate cards (gaia_eval/llm/rate_cards.json): its date and, per model
+    prefix, (input, output) USD per million tokens."""
+    from importlib import resources
+
+    text = (resources.files("gaia_eval.llm") / RATE_CARDS_FILE).read_text(encoding="utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        msg = f"gaia_eval/llm/{RATE_CARDS_FILE}: expected an object with `models`"
+        raise InvalidInputError(msg)
+    return data
+
+
+def rate_card() -> dict[str, tuple[float, float]]:
+    """Model prefix -> (input, output) USD per million tokens."""
+    models = rate_cards()["models"]
+    return {k: (float(v["rate"][0]), float(v["rate"][1])) for k, v in models.items()}
+
+
+def rate_card_date() -> str:
+    """The day the rate cards' prices were taken (the file's `as_of`)."""
+    return str(rate_cards().get("as_of", "undated"))
 
 
 def parse_price(text: str, flag: str = "--price") -> tuple[float, float]:
@@ -30,7 +53,7 @@ def parse_price(text: str, flag: str = "--price") -> tuple[float, float]:
 def rate_for(model: str, override: tuple[float, float] | None = None) -> tuple[float, float] | None:
     if override:
         return override
-    for prefix, rate in sorted(RATE_CARD.items(), key=lambda kv: -len(kv[0])):
+    for prefix, rate in sorted(rate_card().items(), key=lambda kv: -len(kv[0])):
         if model.startswith(prefix):
             return rate
     return None
