@@ -12,6 +12,7 @@ from typing import Any
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.complete import Completion
+from gaia_eval.llm.outage import ModelRequestError
 from gaia_eval.tasks.definitions import TaskDef, toybox_dir
 from gaia_eval.tasks.models import AXES, Judgement, ToolCall
 
@@ -207,6 +208,13 @@ def judge_attempts(
             for a in pending:
                 final[a.id] = Judgement(error=f"judge unavailable: {err}")
             raise
+        except ModelRequestError as err:
+            # The judge's backend refused the request itself (e.g. a context too small for
+            # the prompt): every attempt is unjudged, never scored; asking again the same
+            # way would be refused the same way.
+            for a in pending:
+                final[a.id] = Judgement(error=f"judge refused the request: {err}")
+            break
         grades = parse_reply(done.text, pending)
         share = round(done.cost_usd / len(pending), 6) if done.cost_usd is not None else None
         for a in pending:
