@@ -8,6 +8,7 @@ finished run folders.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import tempfile
 from pathlib import Path
@@ -21,6 +22,7 @@ from gaia_eval.tasks.definitions import data_dir, load_tasks
 from gaia_eval.tasks.settings import env, number, required, setting
 
 if TYPE_CHECKING:  # the runner imports the harnesses and the LLM clients
+    from gaia_eval.llm.spec import ModelSpec
     from gaia_eval.tasks.runner import TasksConfig
 
 
@@ -40,11 +42,38 @@ def _harness(args: argparse.Namespace, argv: RecordedArgv) -> tuple[Any, str, st
     return choice.harness, choice.model, choice.system, choice.settings
 
 
-def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
-    """(config, the recorded command line)."""
+def _gateway(
+    args: argparse.Namespace, argv: RecordedArgv, harness: Any, spec: ModelSpec | None,
+    stack: contextlib.ExitStack | None,
+) -> tuple[str | None, str]:  # fmt: skip
+    """(gateway URL, client suffix) the harness's model calls go through: `--gateway-url`,
+    else a gateway of the run's own (stopped with it); (None, "") for no model route."""
+    from gaia_eval.tasks import gateway
+    from gaia_eval.tasks.routing import route_for
+
+    route = route_for(harness.name, spec)
+    if route is None:
+        return None, ""
+    if harness.name == "claude-code":
+        harness.model = route.served_model  # the name the open model's server knows
+    given = setting(args, "gateway_url")
+    if given:
+        gateway.check_reachable(given)
+        argv.add("--gateway-url", given)
+        return given.rstrip("/"), route.client_suffix
+    if stack is None:
+        return None, ""
+    gw = stack.enter_context(gateway.Gateway(route.upstream))
+    return gw.url, route.client_suffix
+
+
+def _run_config(
+    args: argparse.Namespace, stack: contextlib.ExitStack | None = None
+) -> tuple[TasksConfig, list[str]]:
+    """(config, the recorded command line); the run's gateway, if any, lives in `stack`."""
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks import preflight
+    from gaia_eval.tasks import credentials, preflight
     from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, TasksConfig
 
     argv = RecordedArgv("tasks", "run")
@@ -66,13 +95,20 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
         )
     harness, model, system, harness_settings = _harness(args, argv)
     agent = parse_model_spec(model) if harness.name == "builtin" else None
-    preflight.check(
-        judge=judge,
-        model=agent,
-        harness=harness.name,
-        claude_bin=env("claude") or "claude",
-        fence=args.fence,
-    )
+    if harness.name == "claude-code":
+        from gaia_eval.tasks.routing import claude_code_spec
+
+        routed = claude_code_spec(model)  # an open model: through the gateway
+    else:
+        routed = agent
+    with credentials.for_judge():  # the judge's key is checked, then dropped again
+        preflight.check(
+            judge=judge,
+            model=agent,
+            harness=harness.name,
+            claude_bin=env("claude") or "claude",
+            fence=args.fence,
+        )
     price_text = setting(args, "price")
     work_root = setting(args, "work_root")
     repeats = number(args, "repeats", int, 1)
@@ -95,9 +131,10 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
         keep_workdirs=args.keep_workdirs,
         system=system,
         harness_settings=harness_settings,
-        local_model=local_server_for(agent, judge),
+        local_model=local_server_for(routed, judge),
     )
     _tasks_repo.configure(cfg, args, argv)
+    cfg.gateway_url, cfg.gateway_suffix = _gateway(args, argv, harness, routed, stack)
     if cfg.keep_workdirs and cfg.work_root is None:
         args.keep_temp = True  # the workdirs live in the run's temp folder
     for key, value in (
@@ -123,24 +160,75 @@ def _run_config(args: argparse.Namespace) -> tuple[TasksConfig, list[str]]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from gaia_eval.llm.local_server import local_servers
+    from gaia_eval.tasks import credentials
 
-    # `local` specs share one server for the run, stopped when it ends.
-    with local_servers():
-        return _run(args)
+    # The judge's credentials are out of this process until the judge step; `local` specs
+    # share one server for the run, and the run's gateway (if any) sits in front of it;
+    # both stop when the run ends.
+    with credentials.dropped(), local_servers(), contextlib.ExitStack() as stack:
+        return _run(args, stack)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.tasks.suite import TasksSuite
 
-    cfg, argv = _run_config(args)
+    cfg, argv = _run_config(args, stack)
     if args.out is None and args.resume is None:
         out = env("out")
         args.out = (
             Path(out) if out else Path("eval/results") / f"tasks-{cfg.suite}-{timestamp_slug()}"
         )
         argv += ["--out", str(args.out)]
-    return run_suite(TasksSuite(cfg), args, argv=argv)
+    meter = _meter(args, argv, cfg, stack)
+    rc = run_suite(TasksSuite(cfg), args, argv=argv)
+    if meter is not None:
+        _close_meter(meter, cfg, args.resume or args.out)
+    return rc
+
+
+def _meter(
+    args: argparse.Namespace, argv: list[str], cfg: TasksConfig, stack: contextlib.ExitStack
+) -> Any:
+    """`--meter NAME`: the account lock (held for the run) and the opening snapshot, in the
+    run's setup; a resumed run keeps its first opening snapshot, so the delta covers it all."""
+    from gaia_eval.tasks import meter as meters
+
+    name = setting(args, "meter")
+    if not name:
+        return None
+    m = meters.build_meter(name, env("fireworks_account"))
+    if "--meter" not in argv:
+        argv += ["--meter", name]
+    stack.enter_context(meters.account_lock(m))
+    previous = (args.resume or Path()) / "results.json"
+    record = None
+    if args.resume is not None and previous.is_file():
+        data = read_json(previous).get("setup", {}).get("meter")
+        if isinstance(data, dict):
+            record = meters.MeterRecord.model_validate({**data, "after": None})
+    cfg.meter = (record or meters.opening(m)).model_dump(mode="json")
+    return m
+
+
+def _close_meter(m: Any, cfg: TasksConfig, folder: Path) -> None:
+    """The closing snapshot (after the meter's lag), written into results.json and the
+    reports, whose run cost is then the metered one."""
+    from gaia_eval.core.results import load_envelope
+    from gaia_eval.core.runloop import write_outputs
+    from gaia_eval.tasks import meter as meters
+    from gaia_eval.tasks.suite import TasksSuite
+
+    assert cfg.meter is not None
+    record = meters.MeterRecord.model_validate(cfg.meter)
+    if record.lag_s > 0:
+        print(f"gaia-eval: waiting {record.lag_s:g} s for the {m.name} billing meter to catch up")
+    record = meters.closing(m, record)
+    env_ = load_envelope(folder / "results.json", suite=TasksSuite.name)
+    env_.setup["meter"] = record.model_dump(mode="json")
+    env_.summary = TasksSuite.summarise(env_).model_dump(mode="json", by_alias=True)
+    write_outputs(TasksSuite, folder, env_)
+    print(f"  metered cost ({m.name}, account {m.account}): ${record.usd():.4f}")
 
 
 def _judge_spec(args: argparse.Namespace, why: str, *, toolchain: bool = False) -> Any:
@@ -364,11 +452,44 @@ def cmd_propose(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from gaia_eval.tasks.report import table_html, table_markdown
+    from gaia_eval.tasks.screenshot import screenshot
 
     cards = _cards(args.dirs)
     args.out.mkdir(parents=True, exist_ok=True)
     write_text(args.out / "report.md", table_markdown(cards))
-    write_text(args.out / "report.html", table_html(cards))
+    html_path = write_text(args.out / "report.html", table_html(cards))
     print(table_markdown(cards))
-    print(f"wrote {args.out / 'report.md'} and {args.out / 'report.html'}")
+    rows = len({(c.suite, c.harness, c.model) for c in cards})
+    why = screenshot(html_path, args.out / "report.png", height=160 + 44 * max(rows, 1))
+    if why is None:
+        print(f"wrote {args.out / 'report.md'}, {args.out / 'report.html'} and report.png")
+    else:
+        print(f"wrote {args.out / 'report.md'} and {args.out / 'report.html'}; {why}")
+    return 0
+
+
+def cmd_gateway(args: argparse.Namespace) -> int:
+    import os
+    import threading
+
+    from gaia_eval.llm.local_server import local_servers, shared_server
+    from gaia_eval.scrub import register_known
+    from gaia_eval.tasks import gateway
+
+    with local_servers():
+        url = args.upstream
+        if not url:
+            url = shared_server().base_url  # the embedded local model, its root
+        key = os.environ.get(args.upstream_key_env) or None
+        if key:
+            register_known(key)
+        with gateway.Gateway(gateway.Upstream(url, key, args.auth), args.port) as gw:
+            print(f"gateway: {gw.url} -> {url} (key from {args.upstream_key_env}: "
+                  f"{'set' if key else 'none'}); Ctrl-C stops it", flush=True)  # fmt: skip
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                totals = gw.ledger.totals()
+                print(f"gateway: stopped after {totals['calls']} calls, tokens in/out "
+                      f"{gateway.show_tokens(totals)}", flush=True)  # fmt: skip
     return 0

@@ -7,10 +7,15 @@ from pathlib import Path
 
 from gaia_eval.cli import _tasks_repo
 from gaia_eval.cli._runflags import add_run_flags
-from gaia_eval.tasks.settings import ENV
+from gaia_eval.tasks.settings import ENV, SPEC_ENV
 
 NAME = "tasks"
 HELP = "Flagship agent tasks: give an agent real work on a small project and score the result."
+
+
+def _var(key: str) -> str:
+    """Today's variable and the specification's name for it."""
+    return f"{ENV[key]} or {SPEC_ENV[key]}" if key in SPEC_ENV else ENV[key]
 
 
 def _common_judge(p: argparse.ArgumentParser) -> None:
@@ -46,12 +51,12 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--run-timeout",
         type=float,
-        help=f"wall-clock cap per task in s (default 1800) [{ENV['run_timeout']}]",
+        help=f"wall-clock cap per task in s (default 1800) [{_var('run_timeout')}]",
     )
     run.add_argument(
         "--work-root",
         type=Path,
-        help=f"where task workdirs live (default: the run's temp folder) [{ENV['work_root']}]",
+        help=f"where task workdirs live (default: the run's temp folder) [{_var('work_root')}]",
     )
     run.add_argument(
         "--full-access",
@@ -62,6 +67,17 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         "--fence",
         action="store_true",
         help="fence the agent off the answer keys, results and other workdirs (bubblewrap)",
+    )
+    run.add_argument(
+        "--gateway-url",
+        help="a model gateway already running (`tasks gateway`); default: the run starts "
+        f"its own [{_var('gateway_url')}]",
+    )
+    run.add_argument(
+        "--meter",
+        choices=["fireworks"],
+        help="read the run's real cost from the provider's billing meter (account "
+        f"{_var('fireworks_account')}, key FIREWORKS_API_KEY) [{ENV['meter']}]",
     )
     run.add_argument("--no-judge", action="store_true", help="skip judging")
     run.add_argument(
@@ -81,7 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "run",
         help="run an agent on each task of a suite, then judge",
         description=f"Run an agent on each task of a suite, then judge. The run folder (--out, "
-        f"default eval/results/tasks-<suite>-<timestamp>) [{ENV['out']}] gets results.json, "
+        f"default eval/results/tasks-<suite>-<timestamp>) [{_var('out')}] gets results.json, "
         "items.jsonl, report.md, report.html and a folder per task.",
     )
     _run_parser(run)
@@ -128,8 +144,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, required=True, metavar="FILE", help="the expectations file to write"
     )
 
+    gway = sub.add_parser(
+        "gateway",
+        help="run the model gateway in the foreground (for a matrix that reuses one)",
+        description="Run the model gateway in the foreground until Ctrl-C: a loopback proxy "
+        "that holds the upstream key, rewrites system-role entries of /messages calls as "
+        "user entries, streams through and counts tokens per call. Point runs at it with "
+        "`tasks run --gateway-url http://127.0.0.1:PORT`.",
+    )
+    gway.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    gway.add_argument(
+        "--upstream",
+        help="the backend's root URL, e.g. http://127.0.0.1:8000 (an OpenAI base without "
+        "its /v1); default: the embedded local model, started now",
+    )
+    gway.add_argument(
+        "--upstream-key-env",
+        default="GAIA_EVAL_OPENAI_API_KEY",
+        metavar="VAR",
+        help="the variable holding the upstream key (default GAIA_EVAL_OPENAI_API_KEY)",
+    )
+    gway.add_argument(
+        "--auth",
+        choices=["bearer", "x-api-key"],
+        default="bearer",
+        help="how the key is sent upstream (default bearer)",
+    )
+
     rep = sub.add_parser(
-        "report", help="harness x model table from finished runs (markdown + HTML)"
+        "report", help="harness x model table from finished runs (markdown, HTML and PNG)"
     )
     rep.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="tasks run folders")
     rep.add_argument(

@@ -158,7 +158,9 @@ class TaskResult(_Model):
     reported_cost_usd: float | None = None
     """The harness's own reported cost, if any."""
     gateway_tokens: dict[str, int] | None = None
-    """Token counts seen by a model gateway (none is used yet)."""
+    """The model gateway's counts for this task: calls, input, cached, output, no_usage
+    (answered calls that reported no usage: the counts are then partial, shown n/a) and
+    unreachable; None when the harness took no gateway."""
     web_uses: list[str] = Field(default_factory=list)
     """Closed-book tasks: tool calls that reached for the web."""
     gh_calls: int = 0
@@ -220,6 +222,8 @@ class Scorecard(_Model):
     """Machine, package version, timing (pre-engine files; a run's header has them now)."""
     task_ids: list[str] = Field(default_factory=list)
     """The tasks the run was asked to do (a crash leaves fewer results than ids)."""
+    meter: dict[str, Any] | None = None
+    """`--meter`: the billing meter's record of the whole run (meter.MeterRecord)."""
 
 
 class Counts(_Model):

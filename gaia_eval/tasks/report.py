@@ -7,6 +7,7 @@ import html
 
 from gaia_eval.core.charts import bars
 from gaia_eval.core.report import Block, Chart, Para, Section, Table
+from gaia_eval.llm.pricing import rate_card_date
 from gaia_eval.tasks.models import AXES, Counts, Scorecard, TaskResult, TasksSummary
 
 
@@ -50,11 +51,20 @@ def result_string(t: TaskResult) -> str:
     return "PASS" if t.passed else "FAIL"
 
 
+# Every cost cell says what kind of dollar it is: the three are not the same thing.
+COST_LABELS = {
+    "metered": "metered",
+    "api_equivalent": "API equivalent",
+    "harness_counts": "harness counts",
+}
+
+
 def money(value: float | None, source: str | None) -> str:
+    """`$0.0950 (metered)`; `n/a` when unknown (never $0.00 for a run that counted nothing)."""
     if value is None:
         return "n/a"
-    label = " (API equivalent)" if source == "api_equivalent" else ""
-    return f"${value:.4f}{label}"
+    label = COST_LABELS.get(source or "", source or "source unknown")
+    return f"${value:.4f} ({label})"
 
 
 # ---- one run's report ------------------------------------------------------------------
@@ -74,6 +84,16 @@ def headline(s: TasksSummary) -> list[tuple[str, str]]:
     ]
 
 
+def _tokens(t: TaskResult) -> str:
+    """Input + output tokens; n/a when the model answered but nothing counted them (a
+    gateway call without usage and no count of the harness's own), never 0."""
+    total = t.input_tokens + t.output_tokens
+    gt = t.gateway_tokens or {}
+    if total == 0 and gt.get("no_usage", 0) > 0:
+        return "n/a"
+    return str(total)
+
+
 def _task_rows(card: Scorecard) -> list[list[str]]:
     rows = []
     for t in card.tasks:
@@ -89,17 +109,20 @@ def _task_rows(card: Scorecard) -> list[list[str]]:
                 quality,
                 why.replace("\n", " ")[:160],
                 str(t.steps),
-                str(t.input_tokens + t.output_tokens),
+                _tokens(t),
                 f"{t.wall_seconds:.1f}",
+                money(t.cost_usd, t.cost_source),
             ]
         )
     return rows
 
 
-def sections(s: TasksSummary, cards: list[Scorecard]) -> list[Section]:
+def sections(
+    s: TasksSummary, cards: list[Scorecard], price: list[float] | None = None
+) -> list[Section]:
     """The tasks table per repeat, the totals, and (HTML) wall time per task."""
     c = s.counts
-    head = ["task", "result", "verified", "quality", "why", "steps", "tokens", "wall s"]
+    head = ["task", "result", "verified", "quality", "why", "steps", "tokens", "wall s", "cost"]
     blocks: list[Block] = [
         Para(
             f"Suite `{s.suite}`, harness `{s.harness}`, model `{s.model}`"
@@ -119,6 +142,15 @@ def sections(s: TasksSummary, cards: list[Scorecard]) -> list[Section]:
             f"{c.steps} · tool calls {c.tool_calls} · agent wall {c.wall_seconds} s · cost "
             f"{money(s.cost.total_usd, s.cost.source)}"
             + (f" · {s.cost.note}" if s.cost.note else "")
+            + (
+                (
+                    f" · priced at --price {price[0]:g},{price[1]:g} per million tokens"
+                    if price
+                    else f" · priced with the rate cards of {rate_card_date()}"
+                )
+                if s.cost.source == "harness_counts" and s.cost.total_usd is not None
+                else ""
+            )
             + (
                 f" · judge cost {money(s.judge_cost.total_usd, s.judge_cost.source)}"
                 if s.judge_cost is not None
@@ -141,6 +173,25 @@ def sections(s: TasksSummary, cards: list[Scorecard]) -> list[Section]:
 # ---- several runs: the harness x model table --------------------------------------------
 
 
+def _group_cost(group: list[Scorecard]) -> str:
+    """The cost cell of one (harness, model) row, labelled with its source: the billing
+    meter's when every run was metered (one meter record counted once, however many
+    repeats it spans), else the runs' own totals when they share one source."""
+    meters = [c.meter for c in group]
+    if all(m is not None and m.get("after") for m in meters):
+        seen: dict[tuple[str, str, str], float] = {}
+        for m in meters:
+            assert m is not None
+            key = (str(m.get("account")), str(m.get("window_start")), str(m["before"]["at"]))
+            seen[key] = float(m["after"]["usd"]) - float(m["before"]["usd"])
+        return money(round(sum(seen.values()), 6), "metered")
+    totals = [c.cost.total_usd for c in group]
+    sources = {c.cost.source for c in group}
+    if any(t is None for t in totals) or len(sources) != 1:
+        return "n/a"
+    return money(sum(t or 0.0 for t in totals), sources.pop())
+
+
 def comparison_rows(cards: list[Scorecard]) -> list[dict[str, str]]:
     """One row per (harness, model), repeats pooled, for the harness x model table."""
     groups: dict[tuple[str, str, str], list[Scorecard]] = {}
@@ -151,7 +202,7 @@ def comparison_rows(cards: list[Scorecard]) -> list[dict[str, str]]:
         sums = [summary(c) for c in group]
         runs = len(group)
         qualities = [s.quality for s in sums if s.quality is not None]
-        costs = [c.cost.total_usd for c in group]
+        cost = _group_cost(group)
         rows.append(
             {
                 "suite": suite,
@@ -165,9 +216,7 @@ def comparison_rows(cards: list[Scorecard]) -> list[dict[str, str]]:
                 "misreported": str(sum(s.misreported for s in sums)),
                 "tokens/run": str(sum(s.total_tokens for s in sums) // runs),
                 "wall s/run": f"{sum(s.wall_seconds for s in sums) / runs:.0f}",
-                "cost": "n/a"
-                if any(c is None for c in costs)
-                else f"${sum(c or 0 for c in costs):.4f}",
+                "cost": cost,
             }
         )
     return rows

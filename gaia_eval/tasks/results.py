@@ -146,9 +146,30 @@ def scorecards(env: Envelope) -> list[Scorecard]:
                 judge_model=head.judge,
                 judge_cost=judge_cost(tasks),
                 task_ids=asked.get(repeat, []),
+                meter=_meter_data(env),
             )
         )
     return cards
+
+
+def _meter_data(env: Envelope) -> dict[str, Any] | None:
+    data = env.setup.get("meter")
+    return data if isinstance(data, dict) else None
+
+
+def metered_cost(env: Envelope) -> RunCost | None:
+    """The run's cost from the billing meter (`--meter`), once its closing snapshot is in."""
+    from gaia_eval.tasks.meter import MeterRecord
+
+    data = _meter_data(env)
+    if data is None or not data.get("after"):
+        return None
+    rec = MeterRecord.model_validate(data)
+    note = (
+        f"{rec.meter} billing meter, account {rec.account}, window from {rec.window_start}; "
+        "the per-task costs are harness counts"
+    )
+    return RunCost(total_usd=rec.usd(), source="metered", note=note)
 
 
 def summarise(env: Envelope) -> TasksSummary:
@@ -169,7 +190,7 @@ def summarise(env: Envelope) -> TasksSummary:
         by_repeat=[counts([t for _, t in p]) for _, p in sorted(by_repeat.items())]
         if len(by_repeat) > 1
         else [],
-        cost=run_cost(every),
+        cost=metered_cost(env) or run_cost(every),
         judge_cost=judge_cost(every),
         unmeasured={r.id: r.error or "" for r in env.items if r.status == "infra_error"},
     )

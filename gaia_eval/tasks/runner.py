@@ -9,6 +9,7 @@ resume, shards, the report) is the run loop's (core.runloop).
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,7 +18,7 @@ from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.llm.pricing import price
-from gaia_eval.tasks import ghstub
+from gaia_eval.tasks import gateway, ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
 from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.harnesses.base import Harness
@@ -67,6 +68,12 @@ class TasksConfig:
     """TheRock-style tasks clone from here (default tasks.therock.DEFAULT_URL)."""
     swebench: Any = None
     """SWE-bench grading options (tasks.swebench.SwebenchOptions) for --suite swebench."""
+    gateway_url: str | None = None
+    """The model gateway the harness's calls go through (ours or `--gateway-url`)."""
+    gateway_suffix: str = ""
+    """What the harness appends to its tagged gateway route (`/v1` for OpenAI clients)."""
+    meter: dict[str, Any] | None = None
+    """`--meter`: the billing meter's record with its opening snapshot (meter.MeterRecord)."""
 
 
 def task_env(root: Path, task: TaskDef) -> dict[str, str]:
@@ -109,6 +116,7 @@ def run_task(
         # only its scrubbed transcript reaches the results folder.
         agent_dir = ws.root / "agent"
         agent_dir.mkdir(exist_ok=True)
+        tag = _gateway_tag(cfg, harness, task)
         env = task_env(ws.root, task)
         if kind:
             env = kind.env(cfg, task, env)
@@ -140,6 +148,7 @@ def run_task(
             timeout_s=cfg.run_timeout_s,
             fence=fence,
         )
+        gateway_tokens = _gateway_counts(cfg, tag, outcome, timed_out=done.timed_out)
         # Counted before the checks: probes call gh too, and those calls are not the agent's.
         gh_counts = ghstub.counts(ws.root)
         transcript = Transcript(
@@ -163,6 +172,7 @@ def run_task(
             outcome=outcome,
             env=env,
             wall=done.wall_seconds,
+            gateway_tokens=gateway_tokens,
         )
         result.timed_out = done.timed_out
         if kind:
@@ -211,6 +221,7 @@ def run_agent(
     asked) and read its record back. A harness that cannot start is an
     InfrastructureError; a cut-off or failed agent is an outcome with its error set."""
     plan = harness.launch(task_id, prompt, project, agent_dir, max_steps)
+    env = {**env, **(plan.env or {})}  # the harness's model route, if it has one
     stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
     argv = plan.argv
     if fence is not None:
@@ -248,11 +259,15 @@ def agent_cost(
     harness: Harness,
     outcome: AgentOutcome,
     price_override: tuple[float, float] | None = None,
+    gateway_tokens: dict[str, int] | None = None,
 ) -> tuple[float | None, CostSource | None]:
-    """(cost in USD or None when unknown, its source) of one agent run."""
+    """(cost in USD or None when unknown, its source) of one agent run. Claude Code on an
+    open model (its calls went through the gateway) is priced from the counts, never from
+    its own figure, which is an Anthropic list price."""
     cost = price(model, outcome.input_tokens, outcome.output_tokens, price_override)
-    source: CostSource | None = "harness_counts" if outcome.steps else None
-    if outcome.reported_cost_usd is not None and harness.name == "claude-code":
+    source: CostSource | None = "harness_counts" if outcome.steps or gateway_tokens else None
+    routed = gateway_tokens is not None and harness.name == "claude-code"
+    if outcome.reported_cost_usd is not None and harness.name == "claude-code" and not routed:
         # Claude Code's own figure: the list price of its tokens, not money spent.
         cost, source = outcome.reported_cost_usd, "api_equivalent"
     return cost, source
@@ -268,8 +283,9 @@ def score_task(
     outcome: AgentOutcome,
     env: dict[str, str],
     wall: float,
+    gateway_tokens: dict[str, int] | None = None,
 ) -> TaskResult:
-    cost, source = agent_cost(cfg.model, harness, outcome, cfg.price_override)
+    cost, source = agent_cost(cfg.model, harness, outcome, cfg.price_override, gateway_tokens)
     result = TaskResult(
         id=task.id,
         check=task.check,
@@ -287,6 +303,7 @@ def score_task(
         cost_usd=cost,
         cost_source=source,
         web_uses=web_uses(outcome.tool_calls) if task.closed_book else [],
+        gateway_tokens=gateway_tokens,
     )
     if task.check == "mechanical" and task.expect is not None:
         result.checks = evaluate(
@@ -301,6 +318,41 @@ def score_task(
         result.passed = False
         result.why = f"kept working after its answer: {result.after_answer[0]}"
     return result
+
+
+def _gateway_tag(cfg: TasksConfig, harness: Harness, task: TaskDef) -> str | None:
+    """Route this task's model calls through the gateway under a tag of its own (so one
+    gateway counts many tasks and runs apart); None when the harness takes no gateway."""
+    route_to = getattr(harness, "route", None)
+    if cfg.gateway_url is None or route_to is None:
+        return None
+    tag = f"{os.getpid()}-{secrets.token_hex(4)}-{task.id}"
+    route_to(gateway.route(cfg.gateway_url, tag) + cfg.gateway_suffix)
+    return tag
+
+
+def _gateway_counts(
+    cfg: TasksConfig, tag: str | None, outcome: AgentOutcome, *, timed_out: bool
+) -> dict[str, int] | None:
+    """The gateway's counts for the task, applied where they are the better record: Claude
+    Code on an open model (its own counts are the server's, often none), and a run cut off
+    at the cap (the agent never wrote its last counts). A task that failed while the
+    gateway could not reach the model is an outage, not the agent's failure."""
+    if tag is None or cfg.gateway_url is None:
+        return None
+    totals = gateway.fetch_totals(cfg.gateway_url, tag)
+    if totals is None:
+        return None
+    if totals.get("unreachable") and outcome.error:
+        outcome.error_kind = "unavailable"
+    if cfg.harness.name == "claude-code" or timed_out:
+        if gateway.tokens_known(totals):
+            outcome.input_tokens, outcome.output_tokens = totals["input"], totals["output"]
+            outcome.cached_tokens = totals["cached"]
+        elif cfg.harness.name == "claude-code":
+            # No usage from the server: the tokens are unknown (n/a), never 0 priced as $0.
+            outcome.input_tokens = outcome.output_tokens = outcome.cached_tokens = 0
+    return totals
 
 
 def _tail(path: Path, n: int) -> str:

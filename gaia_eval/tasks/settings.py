@@ -29,12 +29,33 @@ ENV = {
     "tasks": "GAIA_EVAL_TASKS_IDS",
     "full_access": "GAIA_EVAL_TASKS_FULL_ACCESS",
     "therock_url": "GAIA_BENCH_THEROCK_URL",
+    "gateway_url": "GAIA_EVAL_TASKS_GATEWAY_URL",
+    "meter": "GAIA_EVAL_TASKS_METER",
+    "fireworks_account": "GAIA_EVAL_FIREWORKS_ACCOUNT_ID",
+}
+# The specification's names (eval-framework.md), read when today's name is unset.
+SPEC_ENV = {
+    "work_root": "GAIA_BENCH_WORK_ROOT",
+    "run_timeout": "GAIA_BENCH_RUN_TIMEOUT",
+    "gateway_url": "GAIA_BENCH_GATEWAY_URL",
+    "out": "GAIA_BENCH_RESULTS_DIR",
+    "fireworks_account": "FIREWORKS_ACCOUNT_ID",
 }
 
 
 def env(key: str) -> str | None:
+    """Today's variable, else the specification's name for it, else None."""
     value = os.environ.get(ENV[key], "").strip()
+    if not value and key in SPEC_ENV:
+        value = os.environ.get(SPEC_ENV[key], "").strip()
     return value or None
+
+
+def env_name(key: str) -> str:
+    """The variable that set `key` (for error messages): the spec's name when only it is set."""
+    if not os.environ.get(ENV[key], "").strip() and os.environ.get(SPEC_ENV.get(key, ""), ""):
+        return SPEC_ENV[key]
+    return ENV[key]
 
 
 def flag(key: str) -> str:
@@ -50,7 +71,8 @@ def setting(args: argparse.Namespace, key: str) -> str | None:
 def required(args: argparse.Namespace, key: str, why: str) -> str:
     value = setting(args, key)
     if not value:
-        msg = f"{flag(key)} is required {why}: pass {flag(key)} or set {ENV[key]}"
+        also = f" (or {SPEC_ENV[key]})" if key in SPEC_ENV else ""
+        msg = f"{flag(key)} is required {why}: pass {flag(key)} or set {ENV[key]}{also}"
         raise InvalidInputError(msg)
     return value
 
@@ -63,7 +85,7 @@ def number(args: argparse.Namespace, key: str, kind: type, default: Any) -> Any:
         raw = env(key)
         if raw is None:
             return default
-        source = f"{ENV[key]}={raw!r}"
+        source = f"{env_name(key)}={raw!r}"
         try:
             value = kind(raw)
         except ValueError as err:

@@ -100,6 +100,8 @@ class TasksSuite(Suite):
             ctx.setup[RECORD_KEY] = self.cfg.local_model.model_dump(mode="json")
         if self.cfg.keep_workdirs:
             ctx.setup["work_root"] = str(self.work_root(ctx))
+        if self.cfg.meter is not None:
+            ctx.setup["meter"] = self.cfg.meter
 
     def work_root(self, ctx: RunContext) -> Path:
         """--work-root, or the run's temporary folder (removed with it, stale ones too)."""
@@ -136,22 +138,24 @@ class TasksSuite(Suite):
             grade_results(ctx.out_dir, typed_sw, sw, run_id_for(ctx.out_dir))
         if not self.cfg.judge_model:
             return
+        from gaia_eval.tasks.credentials import for_judge
         from gaia_eval.tasks.grading import grade, needs_grade
 
         typed = cast(dict[str, TaskResult], results)
         todo = [i for i, r in typed.items() if needs_grade(r)]
         if not todo:
             return
-        grade(
-            typed,
-            self.judge_groups(todo),
-            folder=ctx.out_dir,
-            tasks={t.id: t for t in self.cfg.tasks},
-            judge_model=self.cfg.judge_model,
-            attempts_allowed=self.cfg.judge_attempts,
-            therock_url=self.cfg.therock_url,
-            work_root=self.cfg.work_root,
-        )
+        with for_judge():  # the run held the judge's credentials back until now
+            grade(
+                typed,
+                self.judge_groups(todo),
+                folder=ctx.out_dir,
+                tasks={t.id: t for t in self.cfg.tasks},
+                judge_model=self.cfg.judge_model,
+                attempts_allowed=self.cfg.judge_attempts,
+                therock_url=self.cfg.therock_url,
+                work_root=self.cfg.work_root,
+            )
 
     # ---- reading results -------------------------------------------------------------------
 
@@ -209,7 +213,12 @@ class TasksSuite(Suite):
 
     @classmethod
     def report_sections(cls, env: Envelope) -> list[Section]:
-        return report.sections(TasksSummary.model_validate(env.summary), scorecards(env))
+        price = env.header.settings.get("price")  # --price, else the rate cards
+        return report.sections(
+            TasksSummary.model_validate(env.summary),
+            scorecards(env),
+            price if isinstance(price, list) else None,
+        )
 
 
 class ControlsSuite(TasksSuite):

@@ -6,6 +6,7 @@ Only the contract lives here; the concrete harnesses import it and the registry
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -20,6 +21,9 @@ class LaunchPlan:
 
     argv: list[str]
     stdin: bytes | None = None
+    env: Mapping[str, str] | None = None
+    """Variables the harness adds to the clean agent environment (its model route; never a
+    credential: the gateway holds the key)."""
 
 
 @runtime_checkable

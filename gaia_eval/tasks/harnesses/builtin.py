@@ -37,6 +37,13 @@ class BuiltinHarness:
         self.shell_timeout_s = shell_timeout_s
         self.retries = retries
         self.backoff_s = backoff_s
+        self.route_url: str | None = None
+        """The gateway route for the next launch (the runner sets it per task)."""
+
+    def route(self, url: str | None) -> None:
+        """Send the next task's model calls through the gateway at `url` (a tagged route
+        plus `/v1`); the child then holds no key."""
+        self.route_url = url
 
     def launch(
         self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
@@ -59,9 +66,11 @@ class BuiltinHarness:
             "max_steps": max_steps,
             "full_access": self.full_access,
             "shell_timeout_s": self.shell_timeout_s,
-            "base_url": served.base_url,
+            "base_url": self.route_url or served.base_url,
             "model": served.model,
-            "api_key": os.environ.get(OPENAI_KEY_ENV, ""),
+            # Through the gateway the key stays with the gateway; without one it travels
+            # on stdin, never in the environment.
+            "api_key": "" if self.route_url else os.environ.get(OPENAI_KEY_ENV, ""),
             "retries": self.retries,
             "backoff_s": self.backoff_s,
         }

@@ -3,9 +3,11 @@
 --dangerously-skip-permissions --no-session-persistence`.
 
 Its stream is read back into the common tool record, so `verified`, the judge and the
-after-answer rule see Claude Code exactly as they see the built-in agent. No key is passed:
-the agent environment drops every secret-named and ANTHROPIC_/CLAUDE variable, so the CLI
-uses its own login.
+after-answer rule see Claude Code exactly as they see the built-in agent. On Anthropic
+models no key is passed: the agent environment drops every secret-named and
+ANTHROPIC_/CLAUDE variable, so the CLI uses its own login. On an open model (`local`, an
+`openai:` server that also serves /v1/messages) the runner routes it through the model
+gateway: ANTHROPIC_BASE_URL is the gateway, which replaces the CLI's credential.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from gaia_eval.tasks.harnesses.base import LaunchPlan
 from gaia_eval.tasks.models import AgentOutcome, ToolCall
 
 RESULT_CAP = 12_000
+# What the CLI sends as its key when it talks to the gateway: not a secret (it is here in
+# the source), only there because the CLI will not start without one.
+GATEWAY_PLACEHOLDER_KEY = "gaia-eval-gateway-holds-the-key"
 # What an API outage looks like in the CLI's final result: unmeasured, not a failure.
 _OUTAGE_WORDS = (
     "api error",
@@ -37,6 +42,12 @@ class ClaudeCodeHarness:
     def __init__(self, model: str, executable: str = "claude") -> None:
         self.model = model
         self.executable = executable
+        self.route_url: str | None = None
+        """The gateway route for the next launch (an open model); None: its own login."""
+
+    def route(self, url: str | None) -> None:
+        """Send the next task's Messages calls to the gateway at `url` (a tagged route)."""
+        self.route_url = url
 
     def launch(
         self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
@@ -53,7 +64,17 @@ class ClaudeCodeHarness:
             "--dangerously-skip-permissions",
             "--no-session-persistence",
         ]
-        return LaunchPlan(argv)
+        if self.route_url is None:
+            return LaunchPlan(argv)
+        # An open model through the gateway: the CLI's base URL is the gateway, and the
+        # key it must send is a fixed public placeholder the gateway drops and replaces.
+        env = {
+            "ANTHROPIC_BASE_URL": self.route_url,
+            "ANTHROPIC_API_KEY": GATEWAY_PLACEHOLDER_KEY,
+            "ANTHROPIC_SMALL_FAST_MODEL": self.model,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        return LaunchPlan(argv, env=env)
 
     def collect(self, run_dir: Path, stdout: Path, stderr: Path) -> AgentOutcome:
         text = stdout.read_text(encoding="utf-8", errors="replace") if stdout.exists() else ""
