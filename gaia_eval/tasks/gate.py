@@ -49,7 +49,9 @@ def propose(
             missing = s.unmeasured + len(c.task_ids) - s.tasks
             msg = f"run r{c.repeat}: {missing} task(s) not measured; re-run first"
             raise InvalidInputError(msg)
-        if s.judged < s.tasks:
+        # A run with no judge at all (a plumbing model's, whose context cannot hold the
+        # judge's prompt) gates its mechanical results only; a judged run must be whole.
+        if judge is not None and s.judged < s.tasks:
             msg = f"run r{c.repeat}: {s.tasks - s.judged} task(s) unjudged; run `tasks judge` first"
             raise InvalidInputError(msg)
         sums.append(s)
@@ -88,7 +90,7 @@ def propose(
         min_quality=max(1.0, round(measured.quality - QUALITY_SLACK, 2))
         if measured.quality is not None
         else None,
-        max_misreported=measured.misreported + MISREPORT_SLACK,
+        max_misreported=measured.misreported + MISREPORT_SLACK if judge is not None else None,
         max_total_tokens=int(measured.total_tokens * (1 + USAGE_SLACK)),
         max_steps=int(measured.steps * (1 + USAGE_SLACK)),
         max_wall_seconds=(math.ceil(measured.wall_seconds * (1 + RUNTIME_SLACK))),
