@@ -75,7 +75,7 @@ def pick_targets(ds: Dataset, n: int) -> tuple[list[str], set[str]]:
 def wikipedia_articles(path: Path, n: int) -> list[tuple[str, str]]:
     """The first `n` articles of 2,000-20,000 characters, in file order."""
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq
     except ImportError:
         msg = (
             "Wikipedia distractors need pyarrow to read the parquet file: pip install "
