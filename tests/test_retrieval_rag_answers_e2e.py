@@ -282,6 +282,11 @@ def test_the_local_model_answers_for_real(tmp_path: Path, local_model: Any) -> N
     assert main([*RAG, "--dataset", str(ds), "--model", "local", "--out", str(out)]) == 0
     env = _load(out)
     assert env.header.settings["answer_model"] == "local"
+    # The server that answered is recorded, and its note leads the report before any number.
+    assert env.setup["local_model"]["note"]
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert report.index("## Model") < report.index("## Headline")
+    assert env.setup["local_model"]["note"].split(".")[0] in report
     qs = questions(env)["toy"]
     assert len(qs) == 2
     for q in qs:

@@ -322,6 +322,12 @@ def _run(args: argparse.Namespace) -> int:
         **(full_cli.suite_extras(plan) if plan is not None else {}),
         vlm=args.vlm,
     )
+    if answer_model is not None or judge is not None:
+        from gaia_eval.cli._runflags import local_server_for
+
+        # Started now: the header records what serves a `local` spec, and a server that
+        # cannot start stops the run before anything is indexed.
+        suite.local_model = local_server_for(answer_model, judge)
     if args.vlm:
         from gaia_eval.systems.rag.vlm import VisionModel
 

@@ -535,6 +535,9 @@ class RagSetup(BaseModel):
     """The system's reported settings (None when setup stopped before building it)."""
     sources: dict[str, dict[str, str]] | None = None
     """Full suite: each corpus source's title, homepage and license (from sources.json)."""
+    local_model: dict[str, Any] | None = None
+    """The embedded server that answered or judged (`--model local`): weights, threads,
+    slots and the note every report of such a run leads with (a 135M plumbing model)."""
 
     def index(self, dataset: str) -> IndexStats | None:
         """The dataset's index statistics (None: not indexed, e.g. setup stopped first)."""

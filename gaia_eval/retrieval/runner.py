@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from gaia_eval.core.gate import GateRules
     from gaia_eval.core.report import Section
     from gaia_eval.core.results import Envelope, Header
+    from gaia_eval.llm.local_server import LocalServerInfo
     from gaia_eval.llm.spec import ModelSpec
 
 SUITE = "retrieval-rag"
@@ -131,7 +132,11 @@ class RagSuite(Suite):
         near_duplicates: dict[str, list[Path]] | None = None,
         vlm: str | None = None,
         license_notes: dict[str, dict[str, str]] | None = None,
+        local_model: LocalServerInfo | None = None,
     ) -> None:
+        self.local_model = local_model
+        """The embedded server answering (or judging) when a spec is `local`: recorded, and
+        its note (a 135M plumbing model) leads the report."""
         self.license_notes = license_notes
         """The corpus sources' licenses, recorded in the setup (full suite)."""
         self.tier = tier
@@ -232,6 +237,10 @@ class RagSuite(Suite):
         if self.answer_model is not None:
             # Only when answers are on, so a retrieval-only header is unchanged.
             out["answer_model"] = self.answer_model.text
+        if self.local_model is not None:
+            from gaia_eval.llm.local_server import RECORD_KEY
+
+            out[RECORD_KEY] = self.local_model.comparable()
         if self.scale_plan is not None:  # full suite only: the pr header is unchanged
             out["scale"] = {
                 "tiers": list(self.scale_plan.tiers),
@@ -306,6 +315,11 @@ class RagSuite(Suite):
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         self._work = Path(ctx.setup["_temp"])
+        if self.local_model is not None:
+            from gaia_eval.llm.local_server import RECORD_KEY
+
+            # The report prints its note before any number.
+            ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
         if self.license_notes is not None:
             ctx.setup["sources"] = self.license_notes
         loaded = self.datasets()
