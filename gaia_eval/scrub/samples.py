@@ -12,37 +12,16 @@ import json
 import random
 import string
 
+from gaia_eval._native import scrub_kinds
+
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGIT = string.ascii_uppercase + string.digits
 TOKEN = ALNUM + "_-"
 PASSWORD = ALNUM + "!$&()*+,;=._~-"
 
-# Kinds with a shape rule (plus the two A kinds), in the order of docs/scrubbing.md.
-PLANTED_KINDS = (
-    "known-secret",
-    "private-key",
-    "anthropic",
-    "stripe",
-    "sk",
-    "fireworks",
-    "github",
-    "aws",
-    "slack",
-    "google",
-    "huggingface",
-    "jwt",
-    "bearer",
-    "url-credentials",
-    "azure",
-    "twilio",
-    "sendgrid",
-    "npm",
-    "pypi",
-    "netrc",
-    "pgpass",
-    "docker-auth",
-    "secret-assignment",
-)
+# Every kind the native scrubber redacts, in its rule order (read from it, so a new rule
+# cannot be left out of the samples: sample_secret raises for a kind it cannot plant).
+PLANTED_KINDS: tuple[str, ...] = scrub_kinds()
 B64 = ALNUM + "+/"
 # Bytes a generated password or assigned value may hold: no quotes, no backslash, nothing
 # that ends an unquoted value (`,;&()[]{}<>`), and no '.' (an unquoted `a.b` reads as an
