@@ -197,13 +197,35 @@ def judge_attempts(
 ) -> dict[str, Judgement]:
     """Grade all attempts in one call; re-ask for the ones whose grade failed."""
     snapshot = project_snapshot() if snapshot is None else snapshot
+    return grade_in_one_call(
+        attempts,
+        ask,
+        SYSTEM,
+        lambda pending: build_prompt(pending, snapshot),
+        parse_reply,
+        attempts_allowed=attempts_allowed,
+    )
+
+
+def grade_in_one_call(
+    attempts: list[Attempt],
+    ask: Ask,
+    system: str,
+    prompt: Callable[[list[Attempt]], str],
+    parse: Callable[[str, list[Attempt]], dict[str, Judgement]],
+    *,
+    attempts_allowed: int = 2,
+) -> dict[str, Judgement]:
+    """One judge call for the batch (`system`, `prompt(pending)`, graded by `parse`); the
+    attempts whose grade failed are asked again, up to `attempts_allowed` calls. Shared by
+    every tasks rubric, so an outage or a refused request ends each the same way."""
     final: dict[str, Judgement] = {}
     pending = list(attempts)
     for _ in range(max(1, attempts_allowed)):
         if not pending:
             break
         try:
-            done = ask(SYSTEM, build_prompt(pending, snapshot))
+            done = ask(system, prompt(pending))
         except InfrastructureError as err:
             for a in pending:
                 final[a.id] = Judgement(error=f"judge unavailable: {err}")
@@ -215,7 +237,7 @@ def judge_attempts(
             for a in pending:
                 final[a.id] = Judgement(error=f"judge refused the request: {err}")
             break
-        grades = parse_reply(done.text, pending)
+        grades = parse(done.text, pending)
         share = round(done.cost_usd / len(pending), 6) if done.cost_usd is not None else None
         for a in pending:
             g = grades[a.id]

@@ -22,6 +22,7 @@ from gaia_eval.tasks.judge import (
     Attempt,
     cut,
     format_record,
+    grade_in_one_call,
     validate_grade,
 )
 from gaia_eval.tasks.models import Judgement
@@ -124,25 +125,14 @@ def judge_upstream(
     attempts: list[Attempt], references: dict[str, str], ask: Ask, *, attempts_allowed: int = 2
 ) -> dict[str, Judgement]:
     """One call for the batch; re-ask for the attempts whose grade failed."""
-    final: dict[str, Judgement] = {}
-    pending = list(attempts)
-    for _ in range(max(1, attempts_allowed)):
-        if not pending:
-            break
-        try:
-            done = ask(SYSTEM, build_prompt(pending, references))
-        except InfrastructureError as err:
-            for a in pending:
-                final[a.id] = Judgement(error=f"judge unavailable: {err}")
-            raise
-        grades = parse_reply(done.text, pending)
-        share = round(done.cost_usd / len(pending), 6) if done.cost_usd is not None else None
-        for a in pending:
-            g = grades[a.id]
-            g.cost_usd, g.cost_source = share, done.cost_source
-            final[a.id] = g
-        pending = [a for a in pending if final[a.id].error is not None]
-    return final
+    return grade_in_one_call(
+        attempts,
+        ask,
+        SYSTEM,
+        lambda pending: build_prompt(pending, references),
+        parse_reply,
+        attempts_allowed=attempts_allowed,
+    )
 
 
 def upstream_verdict(
