@@ -25,7 +25,7 @@ from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.results import item_dir, item_id, split_item_id
+from gaia_eval.tasks.results import item_dir, item_id, select_tasks
 
 
 def _version(dist: str) -> str | None:
@@ -72,10 +72,7 @@ class CodeBenchSuite(Suite):
         ]
 
     def select(self, items: Sequence[Item]) -> Sequence[Item]:
-        if self.cfg.only is None:
-            return items
-        wanted = set(self.cfg.only)
-        return [i for i in items if split_item_id(i.id)[0] in wanted]
+        return select_tasks(items, self.cfg.only)
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.

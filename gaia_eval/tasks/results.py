@@ -9,6 +9,7 @@ are the task names; every (task, repeat) is still its own item, resumed and shar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo, load_envelope
 from gaia_eval.core.results_io import read_json
 from gaia_eval.core.runmeta import Machine
+from gaia_eval.core.suite import Item
 from gaia_eval.tasks.models import (
     SCORECARD_SCHEMA,
     Judgement,
@@ -43,6 +45,14 @@ def split_item_id(item: str) -> tuple[str, int]:
     if sep and task and n.isdigit():
         return task, int(n)
     return item, 1
+
+
+def select_tasks(items: Sequence[Item], only: Sequence[str] | None) -> Sequence[Item]:
+    """The items (every repeat) of the tasks named in `only`; all of them for None."""
+    if only is None:
+        return items
+    wanted = set(only)
+    return [i for i in items if split_item_id(i.id)[0] in wanted]
 
 
 def item_dir(out: Path, item: str) -> Path:

@@ -30,7 +30,13 @@ from gaia_eval.tasks.gate import (
 )
 from gaia_eval.tasks.harnesses.base import Harness
 from gaia_eval.tasks.models import TaskResult, TasksSummary
-from gaia_eval.tasks.results import item_dir, item_id, scorecards, split_item_id, summarise
+from gaia_eval.tasks.results import (
+    item_dir,
+    item_id,
+    scorecards,
+    select_tasks,
+    summarise,
+)
 from gaia_eval.tasks.runner import TasksConfig, run_task
 
 
@@ -84,10 +90,7 @@ class TasksSuite(Suite):
         ]
 
     def select(self, items: Sequence[Item]) -> Sequence[Item]:
-        if self.cfg.only is None:
-            return items
-        wanted = set(self.cfg.only)
-        return [i for i in items if split_item_id(i.id)[0] in wanted]
+        return select_tasks(items, self.cfg.only)
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
