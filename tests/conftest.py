@@ -125,3 +125,15 @@ def local_model() -> Iterator[Any]:
         yield server
     finally:
         local_server.stop_shared_servers()
+
+
+@pytest.fixture
+def sandbox() -> None:
+    """Skip where no sandbox (bubblewrap, sandbox-exec) exists; CI sets
+    GAIA_EVAL_REQUIRE_FENCE=1 (and installs bubblewrap), so there a missing one fails."""
+    from gaia_eval.tasks import fence
+
+    if fence.mechanism() is None:
+        if os.environ.get("GAIA_EVAL_REQUIRE_FENCE") == "1":
+            pytest.fail("GAIA_EVAL_REQUIRE_FENCE=1 but " + fence.why_unavailable())
+        pytest.skip("no sandbox here: " + fence.why_unavailable())

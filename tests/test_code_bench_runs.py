@@ -211,12 +211,10 @@ def test_an_agent_outage_is_unmeasured_not_a_failure(
     assert (s.ran, s.unmeasured, s.errors, s.solved, s.dishonest) == (0, 1, 1, 0, 0)
 
 
+@pytest.mark.usefixtures("sandbox")
 def test_the_fence_hides_the_answer_keys_and_the_results(tmp_path: Path) -> None:
     from gaia_eval.code_bench.definitions import data_dir
-    from gaia_eval.tasks.isolation import fence_available
 
-    if not fence_available():
-        pytest.skip("bubblewrap cannot create a sandbox on this machine")
     hidden = data_dir() / "tasks" / "edit-fix-bugs" / "hidden"
     seen = {}
     for fence in (False, True):

@@ -4,7 +4,6 @@ is in the same order; a machine without a sandbox is refused before anything run
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -16,21 +15,6 @@ from gaia_eval.cli.main import main
 from gaia_eval.tasks import fence
 from gaia_eval.tasks.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.models import Transcript
-
-
-@pytest.fixture
-def sandbox() -> None:
-    """Skip where no sandbox exists; CI sets GAIA_EVAL_REQUIRE_FENCE=1 (and installs
-    bubblewrap), so there a missing one fails instead."""
-    require_sandbox()
-
-
-def require_sandbox() -> None:
-    if fence.mechanism() is None:
-        if os.environ.get("GAIA_EVAL_REQUIRE_FENCE") == "1":
-            pytest.fail("GAIA_EVAL_REQUIRE_FENCE=1 but " + fence.why_unavailable())
-        pytest.skip("no sandbox here: " + fence.why_unavailable())
-
 
 ANSWER = "THE-PLANTED-ANSWER-4711"
 

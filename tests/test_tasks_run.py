@@ -420,12 +420,10 @@ def test_run_refuses_a_toolchain_without_pytest(
     assert not (tmp_path / "run").exists()  # refused before anything ran
 
 
+@pytest.mark.usefixtures("sandbox")
 def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
-    from test_tasks_fence import require_sandbox
-
     from gaia_eval.tasks.definitions import data_dir
 
-    require_sandbox()
     probe = (
         f"ls {data_dir()} | wc -l; cat ../.baseline/README.md 2>/dev/null | wc -l; "
         # The first (unfenced) run's folder: the fenced run hides its contents.
