@@ -95,31 +95,37 @@ def test_credential_rejected_by_a_400_is_an_outage(tmp_path: Path) -> None:
     assert statuses(tmp_path / "out") == {"c1": "INFRA_ERROR", "c2": "NOT_RUN"}
 
 
-def test_unreachable_driver_is_an_outage(tmp_path: Path) -> None:
-    import socket
+def _driven_by(scen: Path, agent_url: str, driver_url: str, out: Path) -> int:
+    return main(
+        [
+            "agent", "--tier", "custom", "--scenarios-dir", str(scen),
+            "--model", f"openai:{agent_url}#{AGENT}",
+            "--driver-model", f"openai:{driver_url}#driver-m",
+            "--out", str(out),
+        ]
+    )  # fmt: skip
 
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
-    s.close()
+
+def test_unreachable_driver_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tasks_fakes import closed_port_url
+
+    dead = f"{closed_port_url()}/v1"
     scen = write(tmp_path / "sc", [scenario("u1")])
     with serve(World()) as url:
-        code = main(
-            [
-                "agent",
-                "--tier",
-                "custom",
-                "--scenarios-dir",
-                str(scen),
-                "--model",
-                f"openai:{url}#{AGENT}",
-                "--driver-model",
-                f"openai:{dead}#driver-m",
-                "--out",
-                str(tmp_path / "out"),
-            ]
-        )
-    assert code == 3
+        assert _driven_by(scen, url, dead, tmp_path / "out") == 3
+    err = capsys.readouterr().err
+    assert f"--driver-model 'openai:{dead}#driver-m': nothing answers at {dead}" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_driver_that_hangs_up_is_an_outage(tmp_path: Path) -> None:
+    from tasks_fakes import hang_up
+
+    scen = write(tmp_path / "sc", [scenario("u1")])
+    with serve(World()) as url, hang_up() as dead:
+        assert _driven_by(scen, url, f"{dead}/v1", tmp_path / "out") == 3
     assert statuses(tmp_path / "out") == {"u1": "INFRA_ERROR"}
 
 

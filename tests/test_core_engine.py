@@ -15,12 +15,14 @@ import pytest
 
 from gaia_eval.core import runloop
 from gaia_eval.core.errors import (
+    GaiaEvalError,
     InfrastructureError,
     InvalidInputError,
     NotComparableError,
 )
 from gaia_eval.core.gate import compare
 from gaia_eval.core.merge import merge
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import load_envelope
 from gaia_eval.core.runloop import RunRequest, Shard, read_item_log
@@ -584,3 +586,46 @@ def test_preflight_problems_stop_the_run_before_anything_with_all_of_them(
         "  - a TOY_KEY: set TOY_KEY"
     )
     assert not (tmp_path / "run").exists()  # no folder, no lock, no item ran
+
+
+class _DeadServerToy(ToySuite):
+    """A toy whose backend (and judge, on the same dead port) and a live server."""
+
+    def __init__(self, items: Any, dead: str, live: str, needy: bool = False) -> None:
+        super().__init__(items)
+        self.dead, self.live, self.needy = dead, live, needy
+
+    def preflight(self) -> list[str]:
+        return ["a TOY_KEY: set TOY_KEY"] if self.needy else []
+
+    def endpoints(self) -> list[Endpoint]:
+        return [
+            Endpoint("--model toy", self.dead),
+            Endpoint("--judge toy", self.dead),
+            Endpoint("--embedder toy", self.live),
+        ]
+
+
+@pytest.mark.parametrize("needy", [False, True])
+def test_a_dead_server_stops_the_run_before_anything_in_the_same_message(
+    tmp_path: Path, needy: bool
+) -> None:
+    import socket
+
+    from tasks_fakes import closed_port_url
+
+    dead = closed_port_url()
+    items = _items(tmp_path, _ten())
+    req = RunRequest(command="test", argv=["toy"], out=tmp_path / "run")
+    with socket.create_server(("127.0.0.1", 0)) as live:
+        live_url = f"http://127.0.0.1:{live.getsockname()[1]}"
+        with pytest.raises(GaiaEvalError) as info:
+            runloop.run(_DeadServerToy(items, dead, live_url, needy), req)
+    text = str(info.value)
+    # Missing things are exit 2 (fix the install); only a dead server is an outage, 3.
+    assert info.value.exit_code == (2 if needy else 3)
+    assert ("a TOY_KEY" in text) is needy
+    # One line for the shared dead server naming both roles; the live one is not named.
+    assert f"--model toy and --judge toy: nothing answers at {dead}" in text
+    assert "Connection refused" in text and live_url not in text
+    assert not (tmp_path / "run").exists()

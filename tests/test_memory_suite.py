@@ -356,15 +356,26 @@ def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(
 def test_full_is_never_gated_and_an_unreachable_model_is_unmeasured(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tasks_fakes import closed_port_url
+    from tasks_fakes import closed_port_url, hang_up
 
     argv = ["memory", "--suite", "full", "--gate", "builtin:memory/pr"]
     assert main(argv) == 2
     assert "never gated" in capsys.readouterr().err
+    # Nothing listens: refused before the run, naming the server and both roles at once.
     out = tmp_path / "down"
-    down = f"openai:{closed_port_url()}#m"
-    argv = ["memory", "--suite", "full", "--model", down, "--embedder", "hash",
+    url = closed_port_url()
+    down = f"openai:{url}#m"
+    argv = ["memory", "--suite", "full", "--model", down, "--judge", down, "--embedder", "hash",
             "--scenarios", "sam_family_health", "--out", str(out)]  # fmt: skip
     assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert f"--model {down!r} and --judge {down!r}: nothing answers at {url}" in err
+    assert "Connection refused" in err and err.count("nothing answers") == 1
+    assert not out.exists()  # nothing ran, so no folder
+    # A server that accepts and then hangs up: an outage at the first call, unmeasured.
+    with hang_up() as url:
+        argv = ["memory", "--suite", "full", "--model", f"openai:{url}#m", "--embedder", "hash",
+                "--scenarios", "sam_family_health", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 3
     (rec,) = _results(out)["items"]
     assert rec["status"] == "infra_error"

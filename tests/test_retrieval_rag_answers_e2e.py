@@ -235,13 +235,25 @@ def test_answer_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert parser.parse_args([]).model is None  # answers off by default: pr stays retrieval-only
 
 
-def test_a_model_outage_leaves_questions_unmeasured(tmp_path: Path) -> None:
+def test_a_model_outage_leaves_questions_unmeasured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tasks_fakes import hang_up
+
     ds = _dataset(tmp_path)
     out = tmp_path / "down"
-    # Port 9 (discard) refuses on loopback: an outage, exit 3, nothing scored wrong.
+    # Port 9 (discard) refuses on loopback: refused before anything is indexed, exit 3.
     code = main(
         [*RAG, "--dataset", str(ds), "--model", "openai:http://127.0.0.1:9/v1#m", "--out", str(out)]
     )
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "--model 'openai:http://127.0.0.1:9/v1#m': nothing answers at" in err
+    assert "nothing was run" in err and not out.exists()
+    # A server that accepts and hangs up fails at the first answer: unmeasured, exit 3.
+    with hang_up() as url:
+        argv = [*RAG, "--dataset", str(ds), "--model", f"openai:{url}/v1#m", "--out", str(out)]
+        code = main(argv)
     assert code == 3
     env = _load(out)
     assert not any(r.status == "ok" for r in env.items)

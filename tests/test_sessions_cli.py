@@ -75,3 +75,20 @@ def test_bad_input_names_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main([*argv, "--project", "missing"]) == 2
     assert "--project 'missing'" in capsys.readouterr().err
     assert main(["sessions", "--claude-dir", str(tmp_path / "none"), "--dataset-only"]) == 2
+
+
+def test_a_dead_judge_and_model_are_refused_before_any_case_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tasks_fakes import closed_port_url
+
+    claude = _claude_dir(tmp_path / "projects")
+    model, judge = f"openai:{closed_port_url()}#m", f"openai:{closed_port_url()}#j"
+    argv = ["sessions", "--claude-dir", str(claude), "--harness", "builtin", "--model", model,
+            "--judge-model", judge, "--out", str(tmp_path / "o")]  # fmt: skip
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    # Both servers in one message, before anything ran or was written.
+    assert f"--judge-model {judge!r}: nothing answers at" in err
+    assert f"--model {model!r}: nothing answers at" in err
+    assert not (tmp_path / "o").exists()

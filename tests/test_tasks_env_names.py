@@ -87,7 +87,10 @@ def test_gateway_url_that_does_not_answer_is_exit_3(
             "--out", str(tmp_path / "run"),
         ]
     )  # fmt: skip
-    assert rc == 3 and "no gateway answers" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # Refused before the run: the gateway is dialled, not the model behind it.
+    assert rc == 3 and "--gateway-url http://127.0.0.1:" in err and "nothing answers" in err
+    assert "127.0.0.1:9/v1" not in err
 
 
 def test_judge_credentials_are_out_of_the_run_until_the_judge_step(

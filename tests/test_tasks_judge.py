@@ -230,8 +230,11 @@ def test_judge_outage_is_unjudged_and_exits_3(
         t.judge and (t.judge.error or "").startswith("judge unavailable") for t in card.tasks
     )
     assert card.tasks[0].passed is None
-    rc = main(["tasks", "judge", str(run), "--judge-model", f"openai:{closed_port_url()}#j"])
-    assert rc == 3 and "unreachable" in capsys.readouterr().err
+    # The CLI dials the judge first: refused before any task is touched, naming it.
+    url = closed_port_url()
+    rc = main(["tasks", "judge", str(run), "--judge-model", f"openai:{url}#j"])
+    err = capsys.readouterr().err
+    assert rc == 3 and f"--judge-model 'openai:{url}#j': nothing answers at {url}" in err
 
 
 def _controls_judge(*, separate: bool) -> Any:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tasks_fakes import FakeLLM, closed_port_url, serve
+from tasks_fakes import FakeLLM, closed_port_url, hang_up, serve
 from tasks_run_helpers import card, config, envelope, run
 
 from gaia_eval.cli.main import main
@@ -163,18 +163,32 @@ def test_backend_outage_status_is_unmeasured_but_bad_request_is_failure(tmp_path
     assert second.error_kind == "unavailable" and "credit balance" in (second.error or "")
 
 
-def test_cli_run_with_unreachable_model_exits_3_naming_the_cause(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    url = closed_port_url()
-    rc = main(
+def _two_tasks_on(url: str, tmp_path: Path) -> int:
+    return main(
         [
             "tasks", "run", "--tasks", "21-qa,02-bugfix", "--no-judge",
             "--model", f"openai:{url}#m",
             "--out", str(tmp_path / "run"), "--work-root", str(tmp_path / "w"),
         ]
     )  # fmt: skip
-    assert rc == 3
+
+
+def test_cli_run_with_unreachable_model_is_refused_before_the_first_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = closed_port_url()
+    assert _two_tasks_on(url, tmp_path) == 3
+    err = capsys.readouterr().err
+    assert f"--model 'openai:{url}#m': nothing answers at {url}" in err
+    assert "Connection refused" in err and "nothing was run" in err
+    assert not (tmp_path / "run").exists() and not (tmp_path / "w").exists()
+
+
+def test_cli_run_with_a_backend_that_hangs_up_exits_3_naming_the_cause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with hang_up() as url:
+        assert _two_tasks_on(url, tmp_path) == 3
     env = envelope(tmp_path / "run")
     assert [(r.id, r.status) for r in env.items] == [("21-qa", "infra_error")]
     assert env.header.tier == "core"

@@ -141,9 +141,24 @@ def test_error_rate_stops_a_level(stub: str, tmp_path: Path) -> None:
     assert "every one of 8 requests failed" in res["items"][0]["error"]
 
 
-def test_unreachable_server_is_exit_3(tmp_path: Path) -> None:
-    code, _ = _run(tmp_path / "run", "--model", "openai:http://127.0.0.1:9/v1#m", "--requests", "2")
+def test_unreachable_server_is_exit_3_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dead = "http://127.0.0.1:9/v1"
+    code, res = _run(tmp_path / "run", "--model", f"openai:{dead}#m", "--requests", "2")
+    assert code == 3 and res == {} and not (tmp_path / "run").exists()
+    err = capsys.readouterr().err
+    assert f"--model 'openai:{dead}#m': nothing answers at {dead}" in err
+
+
+def test_a_server_that_hangs_up_is_an_unmeasured_level(tmp_path: Path) -> None:
+    from tasks_fakes import hang_up
+
+    with hang_up() as url:
+        args = ("--model", f"openai:{url}/v1#m", "--requests", "2", "--warmup", "0")
+        code, res = _run(tmp_path / "run", *args)
     assert code == 3
+    assert res["header"]["infra_errors"] == 1 and res["items"][0]["status"] == "infra_error"
 
 
 def test_triage_workload_scores_the_corpus(stub: str, tmp_path: Path) -> None:

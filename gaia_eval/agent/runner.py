@@ -22,6 +22,7 @@ from gaia_eval.agent.protocol import AgentReply, ChatAgent
 from gaia_eval.agent.scenarios import Loaded, effective_timeout, in_tier
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError, InvalidInputError
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
 
@@ -92,6 +93,20 @@ class AgentSuite(Suite):
             judge=c.driver.spec.text,
             settings=settings,
         )
+
+    def endpoints(self) -> list[Endpoint]:
+        """The driver's server and, for the reference agent, its model's (an agent of
+        your own reaches whatever it reaches)."""
+        from gaia_eval.llm.preflight import model_endpoints
+        from gaia_eval.llm.spec import parse_model_spec
+
+        c = self.cfg
+        out = model_endpoints(c.driver.spec, "--driver-model")
+        if c.system == "reference" and c.agent_model:
+            out += model_endpoints(parse_model_spec(c.agent_model), "--model")
+            if c.embedder and c.embedder.startswith("openai:"):
+                out += model_endpoints(parse_model_spec(c.embedder, "--embedder"), "--embedder")
+        return out
 
     def _tiered(self) -> list[Loaded]:
         chosen = [s for s in self.cfg.scenarios if in_tier(s, self.cfg.tier)]

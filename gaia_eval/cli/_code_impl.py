@@ -35,24 +35,30 @@ def _flag(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-def _missing(
+def _check_needs(
     args: argparse.Namespace, harness: str, model: ModelSpec | None, tasks: list[object]
-) -> list[str]:
-    """What the run needs that is not installed, in one list (exit 2 names them all)."""
+) -> None:
+    """Refuse, in one message, a run that lacks something (exit 2: the harness's CLI, the
+    model's SDK or key, mypy for typed tasks) or whose model server does not answer
+    (exit 3)."""
     from gaia_eval.code_bench.definitions import CodeTask
     from gaia_eval.tasks import preflight
     from gaia_eval.tasks.settings import env
 
-    out = preflight.missing(
-        harness=harness, model=model, claude_bin=env("claude") or "claude", fence=args.fence
-    )
     typed = [t.id for t in tasks if isinstance(t, CodeTask) and "mypy" in t.needs]
+    extra = []
     if typed and importlib.util.find_spec("mypy") is None:
-        out.append(
+        extra.append(
             f"mypy in {sys.executable}, which the task(s) {', '.join(typed)} run: "
             "pip install 'gaia-eval[code]' (or leave them out with --tasks)"
         )
-    return out
+    preflight.check(
+        harness=harness,
+        model=model,
+        claude_bin=env("claude") or "claude",
+        fence=args.fence,
+        extra=extra,
+    )
 
 
 def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
@@ -92,10 +98,7 @@ def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
         claude_bin=env("claude") or "claude",
     )
     agent = parse_model_spec(choice.model) if choice.harness.name == "builtin" else None
-    missing = _missing(args, choice.harness.name, agent, list(selected))
-    if missing:
-        head = "the run cannot start; missing:" if len(missing) > 1 else "the run cannot start:"
-        raise InvalidInputError(head + "".join(f"\n  - {m}" for m in missing))
+    _check_needs(args, choice.harness.name, agent, list(selected))
     run_timeout = args.run_timeout or DEFAULT_RUN_TIMEOUT_S
     tests_timeout = args.tests_timeout or TESTS_TIMEOUT_S
     work_root = args.work_root.resolve() if args.work_root else None

@@ -108,6 +108,8 @@ def _run_config(
             harness=harness.name,
             claude_bin=env("claude") or "claude",
             fence=args.fence,
+            routed=routed,
+            gateway_url=setting(args, "gateway_url"),
         )
     price_text = setting(args, "price")
     work_root = setting(args, "work_root")

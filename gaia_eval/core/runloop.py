@@ -8,7 +8,8 @@ bar, saving after every finished item (an append-only `items.jsonl` plus an atom
 A suite only says how one item runs.
 
 Before anything (the lock, the folder) the suite's `preflight()` lists every missing
-dependency and credential: all of them in one message, exit 2.
+dependency and credential and every server in `endpoints()` is dialled: all problems in
+one message, exit 2 if anything is missing, else exit 3 when only a server is down.
 
 Exit decisions: interrupted -> the interrupt propagates (130, or 143 for SIGTERM) after
 everything finished is written; an infrastructure outage stops the run (exit 3) with the
@@ -511,13 +512,33 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
 
 
 def check_preflight(suite: Suite) -> None:
-    """Stop before anything runs (exit 2) naming every dependency and credential the
-    configured run needs but lacks, all in one message (`Suite.preflight`)."""
-    problems = list(suite.preflight())
-    if problems:
-        head = "the run cannot start; missing:" if len(problems) > 1 else "the run cannot start:"
-        msg = head + "".join(f"\n  - {p}" for p in problems)
+    """Stop before anything runs naming every dependency and credential the configured
+    run needs but lacks (`Suite.preflight`) and every server it will call that does not
+    answer (`Suite.endpoints`), all in one message."""
+    from gaia_eval.core import reach
+
+    refuse(list(suite.preflight()), reach.down(suite.endpoints()))
+
+
+def refuse(missing: Sequence[str], down: Sequence[str] = ()) -> None:
+    """The preflight's one message. Anything missing is exit 2 (the command or the
+    install must change); only dead servers is exit 3 (an outage: nothing was measured,
+    the same command works once the server is up)."""
+    if not missing and not down:
+        return
+    parts = []
+    if missing:
+        parts.append(
+            ("the run cannot start; missing:" if len(missing) > 1 else "the run cannot start:")
+            + "".join(f"\n  - {p}" for p in missing)
+        )
+    if down:
+        head = "not answering:" if missing else "the run cannot start; not answering:"
+        parts.append(head + "".join(f"\n  - {d}" for d in down))
+    msg = "\n".join(parts)
+    if missing:
         raise InvalidInputError(msg)
+    raise InfrastructureError(msg + "\nnothing was run")
 
 
 def strip_run_dir_flags(argv: Sequence[str]) -> list[str]:
@@ -706,6 +727,7 @@ __all__ = [
     "clean_stale_temp",
     "load_baseline",
     "read_item_log",
+    "refuse",
     "resume_command",
     "run",
     "strip_run_dir_flags",

@@ -28,6 +28,7 @@ from gaia_eval.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from gaia_eval.core.gate import GateRules
+    from gaia_eval.core.reach import Endpoint
     from gaia_eval.core.report import Section
     from gaia_eval.core.results import Envelope, Header, ItemRecord
 
@@ -118,6 +119,14 @@ class Suite(ABC):
         extra, pytest), one line each naming the fix. The run loop calls it before the
         lock and the first item and stops with all of them at once (exit 2); keep it
         cheap (no model loads, no indexing). Default: nothing is missing."""
+        return []
+
+    def endpoints(self) -> Sequence[Endpoint]:
+        """The servers this configured run will call (a model backend, a judge, a
+        gateway). The run loop dials each right after `preflight()`, before the lock and
+        the first item: one that does not answer stops the run before it starts (exit 3,
+        with every other problem in the same message). Servers the suite starts itself
+        (the local model) are not listed. Default: none."""
         return []
 
     def select(self, items: Sequence[Item]) -> Sequence[Item]:

@@ -1,6 +1,7 @@
 """What a model spec needs before a run may start: its SDK, its credentials, its local
-weights, its CLI. Every suite's `Suite.preflight` lists these for its model and judge, so
-a run never spends minutes on items and then fails at the first model call."""
+weights, its CLI, and a server that answers. Every suite's `Suite.preflight` lists the
+first four for its model and judge and its `Suite.endpoints` names the servers, so a run
+never spends minutes on items and then fails at the first model call."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import shutil
 
 from gaia_eval.core.extras import has_module
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.llm.spec import ModelSpec
 
 ANTHROPIC_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -38,3 +40,24 @@ def model_needs(spec: ModelSpec, role: str, claude_bin: str = "claude") -> list[
             "or set GAIA_EVAL_CLAUDE_BIN to its path"
         )
     return missing
+
+
+ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
+
+
+def model_endpoints(spec: ModelSpec | None, role: str) -> list[Endpoint]:
+    """The server `spec` sends its requests to, for the pre-run probe: an OpenAI-compatible
+    base URL, or the anthropic SDK's (ANTHROPIC_BASE_URL or the public API, through a
+    proxy when the environment names one, as the SDK does). The local model is started by
+    the run and the claude CLI finds its own way, so neither is listed."""
+    if spec is None or model_needs(spec, role):
+        # Already refused for its SDK or key: a second line for it would name a server
+        # the run could not have used anyway (and dial the internet for nothing).
+        return []
+    what = f"{role} {spec.text!r}"
+    if spec.backend == "openai" and spec.base_url:
+        return [Endpoint(what, spec.base_url)]
+    if spec.backend == "anthropic":
+        url = os.environ.get("ANTHROPIC_BASE_URL", "").strip() or ANTHROPIC_DEFAULT_URL
+        return [Endpoint(what, url, proxied=True)]
+    return []

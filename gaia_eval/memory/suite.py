@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.gate import GateRules
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
@@ -157,6 +158,25 @@ class MemorySuite(Suite):
             return items
         wanted = {Path(n).stem if n.endswith((".yaml", ".yml")) else n for n in self.asked}
         return [i for i in items if i.payload[0].id in wanted]
+
+    def endpoints(self) -> list[Endpoint]:
+        """full: the extraction model's and the judge's servers, and an `openai:`
+        embedder's."""
+        from gaia_eval.llm.preflight import model_endpoints
+        from gaia_eval.llm.spec import parse_model_spec
+
+        out: list[Endpoint] = []
+        for flag, text in (
+            ("--model", self.model_spec),
+            ("--judge", self.judge_spec),
+            (
+                "--embedder",
+                self.embedder_spec if self.embedder_spec.startswith("openai:") else None,
+            ),
+        ):
+            if text is not None:
+                out += model_endpoints(parse_model_spec(text, flag), flag)
+        return out
 
     def header_fields(self) -> HeaderFields:
         return HeaderFields(

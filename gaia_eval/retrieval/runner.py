@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
 from gaia_eval.retrieval import (
     answer_cases,
@@ -222,6 +223,18 @@ class RagSuite(Suite):
             out += model_needs(self.answer_model, "--model")
         if self.judge is not None:
             out += model_needs(self.judge, "--judge")
+        return out
+
+    def endpoints(self) -> list[Endpoint]:
+        """The answer model's, the judge's and an `openai:` embedder's servers (the VLM
+        is probed with a real image in setup, before anything is indexed)."""
+        from gaia_eval.llm.preflight import model_endpoints
+        from gaia_eval.llm.spec import parse_model_spec
+
+        out = model_endpoints(self.answer_model, "--model")
+        out += model_endpoints(self.judge, "--judge")
+        if self.maker.reference and self.embedder.startswith("openai:"):
+            out += model_endpoints(parse_model_spec(self.embedder, "--embedder"), "--embedder")
         return out
 
     def run_tier(self) -> str:

@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import Para, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
@@ -77,6 +78,16 @@ class SessionsControlsSuite(Suite):
 
     def __init__(self, judge: ModelSpec) -> None:
         self.judge_spec = judge
+
+    def preflight(self) -> list[str]:
+        from gaia_eval.llm.preflight import model_needs
+
+        return model_needs(self.judge_spec, "--judge-model")
+
+    def endpoints(self) -> list[Endpoint]:
+        from gaia_eval.llm.preflight import model_endpoints
+
+        return model_endpoints(self.judge_spec, "--judge-model")
 
     def header_fields(self) -> HeaderFields:
         return HeaderFields(tier="controls", system="planted", judge=self.judge_spec.text)

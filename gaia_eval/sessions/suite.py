@@ -17,6 +17,7 @@ from typing import Any
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import GateRules, MetricRule
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import Bullets, Para, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.results_io import write_json
@@ -81,6 +82,16 @@ class SessionsSuite(Suite):
                 f"the claude CLI ({claude!r}) for --harness claude-code: install Claude Code "
                 "or set GAIA_EVAL_CLAUDE_BIN to its path"
             )
+        return out
+
+    def endpoints(self) -> list[Endpoint]:
+        """The judge's server, and the builtin harness's model server."""
+        from gaia_eval.llm.preflight import model_endpoints
+        from gaia_eval.llm.spec import parse_model_spec
+
+        out = model_endpoints(self.judge_spec, "--judge-model")
+        if self.system == "builtin" and self.model:
+            out += model_endpoints(parse_model_spec(self.model), "--model")
         return out
 
     def header_fields(self) -> HeaderFields:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import socket
 import threading
 import urllib.parse
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
+from gaia_eval.core.reach import Endpoint, unreachable
 from gaia_eval.tasks.gateway_usage import Usage, UsageReader
 
 HOST = "127.0.0.1"
@@ -372,9 +372,7 @@ def check_reachable(gateway_url: str, timeout_s: float = 5.0) -> None:
     if parts.scheme != "http" or not parts.hostname:
         msg = f"--gateway-url {gateway_url!r}: expected http://host:port of `tasks gateway`"
         raise InvalidInputError(msg)
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout_s):
-            pass
-    except OSError as err:
-        msg = f"--gateway-url {gateway_url}: no gateway answers ({err}); start `tasks gateway`"
-        raise InfrastructureError(msg) from err
+    cause = unreachable(Endpoint("--gateway-url", gateway_url), timeout_s)
+    if cause is not None:
+        msg = f"--gateway-url {gateway_url}: no gateway answers ({cause}); start `tasks gateway`"
+        raise InfrastructureError(msg)

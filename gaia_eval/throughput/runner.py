@@ -52,22 +52,39 @@ class Target:
         return self.local.rss_bytes() if self.local is not None else None
 
 
+def _anthropic_parts(spec: str) -> tuple[str, str]:
+    """(base URL, model) of an `anthropic:[<base_url>#]<model>` spec."""
+    rest = spec.removeprefix("anthropic:")
+    base, sep, model = rest.rpartition("#")
+    if not sep:
+        base = os.environ.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
+        model = rest
+    if not model or not base.startswith(("http://", "https://")):
+        msg = f"--model {spec!r}: expected 'anthropic:<model>' or 'anthropic:<base_url>#<model>'"
+        raise InvalidInputError(msg)
+    return base, model
+
+
+def remote_base(spec: str) -> str | None:
+    """The base URL a non-local --model streams from (None for `local`, which the run
+    starts itself), for the pre-run probe; nothing is started or sent."""
+    spec = spec.strip()
+    if spec == "local" or spec.startswith("local:"):
+        return None
+    if spec.startswith("anthropic:"):
+        return _anthropic_parts(spec)[0]
+    from gaia_eval.llm.spec import parse_model_spec
+
+    return parse_model_spec(spec).base_url
+
+
 def resolve_target(spec: str, *, slots: int | None = None) -> Target:
     """Parse --model and, for `local`, start the embedded server."""
     spec = spec.strip()
     if spec == "local" or spec.startswith("local:"):
         return _local_target(spec, slots)
     if spec.startswith("anthropic:"):
-        rest = spec.removeprefix("anthropic:")
-        base, sep, model = rest.rpartition("#")
-        if not sep:
-            base = os.environ.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
-            model = rest
-        if not model or not base.startswith(("http://", "https://")):
-            msg = (
-                f"--model {spec!r}: expected 'anthropic:<model>' or 'anthropic:<base_url>#<model>'"
-            )
-            raise InvalidInputError(msg)
+        base, model = _anthropic_parts(spec)
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         key = os.environ.get("ANTHROPIC_API_KEY")
         if key:

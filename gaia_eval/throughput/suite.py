@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
@@ -106,6 +107,13 @@ class BenchmarkSuite(Suite):
                     )
                 )
         return out
+
+    def endpoints(self) -> list[Endpoint]:
+        """The server under test (the benchmark's own client dials it directly)."""
+        from gaia_eval.throughput.runner import remote_base
+
+        base = remote_base(self.config.model)
+        return [Endpoint(f"--model {self.config.model!r}", base)] if base else []
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         from gaia_eval.throughput import runner
