@@ -16,6 +16,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Property tests check values, not speed: on shared CI cores an example can take longer
+# than hypothesis's 200 ms default deadline, which then fails a correct test.
+settings.register_profile("gaia-eval", deadline=None)
+settings.load_profile("gaia-eval")
 
 # No test writes the user's caches (embedding vectors, corpora): every cache root of the
 # session, subprocesses included, is one temp folder. Set at import, before any fixture

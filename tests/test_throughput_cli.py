@@ -42,8 +42,10 @@ def test_concurrency_levels_write_every_field(stub: str, tmp_path: Path) -> None
         assert lv["concurrency"] == conc and lv["requests"] == 8 and lv["errors"] == 0
         for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
             assert set(lv[key]) == {"mean", "p50", "p90", "p99"}
-        assert 28 < lv["ttft_ms"]["p50"] < 60
-        assert 3 < lv["itl_ms"]["p50"] < 12
+        # The stub's schedule is the floor; the ceilings are loose because CI cores are
+        # shared (they still catch a unit slip: seconds or microseconds are far outside).
+        assert 28 < lv["ttft_ms"]["p50"] < 250
+        assert 3 < lv["itl_ms"]["p50"] < 50
         assert lv["token_source"] == "usage"
         assert lv["output_tokens"] == 8 * 12
         assert lv["output_tokens_per_s"] > 0 and lv["requests_per_s"] > 0
