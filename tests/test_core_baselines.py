@@ -130,3 +130,24 @@ def test_baselines_command_lists_them(capsys: pytest.CaptureFixture[str]) -> Non
     err = capsys.readouterr().err
     assert "no baselines ship for it" in err
     assert "code-retrieval" in err.split("suite folders:")[1]
+
+
+def test_a_named_gate_reports_the_shipped_file_it_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--gate pr` from outside a checkout: the gate section names the file, not just `pr`."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    assert main(["memory", "--suite", "pr", "--gate", "pr", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "gate passed against gaia_eval/baselines/memory/pr.json" in said
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "Gate **PASSED** against `gaia_eval/baselines/memory/pr.json` (commit " in report
+    from gaia_eval.cli._runflags import request
+    from gaia_eval.core.runloop import RunRequest
+
+    for value in ("pr", "builtin:retrieval/pr"):
+        args = _parser(_retrieval_rag).parse_args(["--gate", value])
+        req = request(args, ["retrieval"], folder="retrieval")
+        assert isinstance(req, RunRequest)
+        assert req.baseline_label == "gaia_eval/baselines/retrieval/pr.json", value

@@ -105,15 +105,18 @@ class RecordedArgv:
 
 def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
     """(path, label) of a --gate value: a file, a run folder, `builtin:SUITE/NAME`, or (with
-    the suite's baselines `folder`) a short name; names resolve in core/baselines."""
+    the suite's baselines `folder`) a short name; names resolve in core/baselines. A name's
+    label is the shipped file (`gaia_eval/baselines/retrieval/pr.json`), so the report's
+    gate section says which file was compared, not just `pr`."""
     from gaia_eval.core import baselines
 
     path = Path(spec)
     if spec.startswith(baselines.PREFIX) or (folder is not None and not path.exists()):
         try:
-            return baselines.resolve(spec, folder or ""), spec
+            found = baselines.resolve(spec, folder or "")
         except InvalidInputError as err:
             raise InvalidInputError(f"--gate {err}") from None
+        return found, baselines.shipped_label(found)
     if path.is_dir():
         path = path / "results.json"
     return path, spec

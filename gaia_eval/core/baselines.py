@@ -106,6 +106,17 @@ def resolve(value: str, suite: str) -> Path:
     raise InvalidInputError(msg)
 
 
+def shipped_label(path: Path) -> str:
+    """How a report names a baseline file: shipped ones as `gaia_eval/baselines/<suite>/<name>.json`
+    (the same on every machine), any other file as given."""
+    try:
+        return (
+            Path("gaia_eval") / "baselines" / path.resolve().relative_to(root().resolve())
+        ).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def argument(suite: str) -> Callable[[str], Path]:
     """An argparse `type=` that resolves a baseline value (bad values exit 2 as usage)."""
 
