@@ -25,8 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _describe(path: Path) -> str:
-    """Suite and embedder as the file records them (formats differ until the engine's
-    shared envelope), or '' when the file does not say."""
+    """Suite and embedder as the file records them (older files keep their own format, the
+    engine's envelope says them in its header), or '' when the file does not say."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -35,8 +35,9 @@ def _describe(path: Path) -> str:
         return ""
     meta = data["meta"] if isinstance(data.get("meta"), dict) else {}
     env = data["environment"] if isinstance(data.get("environment"), dict) else {}
-    suite = data.get("suite") or meta.get("suite")
-    embedder = meta.get("embedder") or env.get("embedding_model")
+    head = data["header"] if isinstance(data.get("header"), dict) else {}  # engine envelope
+    suite = data.get("suite") or meta.get("suite") or head.get("tier")
+    embedder = meta.get("embedder") or env.get("embedding_model") or head.get("embedder")
     bits = [f"suite {suite}" if suite else "", f"embedder {embedder}" if embedder else ""]
     return ", ".join(b for b in bits if b)
 

@@ -30,6 +30,7 @@ COMMANDS = {
     "code-retrieval": "gaia-eval retrieval --component code --gate",
     "tasks": "gaia-eval tasks gate DIR --expect",
     "code": "gaia-eval code run --gate",
+    "memory": "gaia-eval memory --gate",
 }
 
 
