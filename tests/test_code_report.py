@@ -54,9 +54,23 @@ def test_the_gate_names_the_regression_before_the_parts() -> None:
     text = render_markdown(CodeRetrievalSuite, env)
     assert text.index("## Gate") < text.index("## Headline") < text.index("## Quality")
     assert "Gate **FAILED**" in text
-    assert "| all/semantic file_recall@1 | 0.7000 | 0.6000 |" in text
+    assert "| offline/semantic file_recall@1 | 0.7000 | 0.6000 |" in text
     # Every part of the run has its section, and the HTML twin is self-contained.
     for part in ("## Quality", "## Incremental replay", "## Robustness", "## Scale"):
         assert part in text
     html = render_html(CodeRetrievalSuite, env)
     assert "<script" not in html and "Gate" in html
+
+
+def test_one_query_set_is_shown_once() -> None:
+    """With one query set, `all` is a copy of it: neither the gate nor the quality section
+    repeats its numbers."""
+    env = _current()
+    text = render_markdown(CodeRetrievalSuite, env)
+    assert "all/semantic" not in text
+    assert text.count("| offline/semantic file_recall@1 |") == 1
+    quality = text[text.index("## Quality") :].split("\n## ")[0]
+    assert quality.count("| metric | semantic | grep |") == 1
+    assert "**offline: 10 queries" in quality
+    tables = [block for block in text.split("\n\n") if block.startswith("|")]
+    assert len(tables) == len(set(tables)), "a table is repeated"

@@ -12,6 +12,7 @@ baseline is reported as not gated. Scale numbers are never gated.
 from __future__ import annotations
 
 from gaia_eval.code_retrieval.models import CodeSummary
+from gaia_eval.code_retrieval.quality import distinct_sets
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import Metric
@@ -49,7 +50,7 @@ def metrics(env: Envelope) -> dict[str, Metric]:
         return {}
     return {
         f"{name}/semantic {m}": Metric(s.semantic.get(m), s.queries)
-        for name, s in q.summary.items()
+        for name, s in distinct_sets(q.summary).items()
         for m in GATED
     }
 

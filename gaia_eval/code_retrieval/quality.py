@@ -182,6 +182,15 @@ def _metrics(rows: list[Scores]) -> dict[str, float | None]:
     return out
 
 
+def distinct_sets(summary: dict[str, SummarySet]) -> dict[str, SummarySet]:
+    """The summary sets that say something: `all` is left out when the run has one query
+    set, of which it is an exact copy (the report and the gate would show every number
+    twice). Baseline and current go through the same rule, so gates stay comparable."""
+    if len(summary) == 2 and "all" in summary:
+        return {name: st for name, st in summary.items() if name != "all"}
+    return dict(summary)
+
+
 def summarize(records: list[QueryRecord]) -> dict[str, SummarySet]:
     scored = [r for r in records if r.status == "scored" and r.semantic and r.lexical]
     sets = {"all": scored}

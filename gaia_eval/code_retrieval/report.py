@@ -19,7 +19,7 @@ from gaia_eval.code_retrieval.models import (
     Scale,
     ScaleRepo,
 )
-from gaia_eval.code_retrieval.quality import summarize
+from gaia_eval.code_retrieval.quality import distinct_sets, summarize
 from gaia_eval.core.report import Bullets, Para, Section, Table
 from gaia_eval.core.results import Envelope, ItemRecord
 
@@ -153,7 +153,7 @@ def _quality(env: Envelope, q: QualitySummary) -> Section:
             )
         )
     )
-    for name, st in q.summary.items():
+    for name, st in distinct_sets(q.summary).items():
         wl = st.semantic_vs_lexical_file_rr
         rows = [[m, _f(st.semantic.get(m)), _f(st.lexical.get(m))] for m in _METRICS]
         sec.blocks.append(
