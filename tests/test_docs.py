@@ -65,6 +65,32 @@ def test_no_doc_names_a_document_users_do_not_have() -> None:
             assert name not in text, f"{_rel(doc)} names {name}"
 
 
+# What users get besides the docs: the package (its docstrings are --help texts and schema
+# descriptions), the published schemas and the build files. The two files below belong to
+# work in progress elsewhere and still cite the spec; they are fixed there.
+SHIPPED = [
+    *sorted((ROOT / "gaia_eval").rglob("*.py")),
+    *sorted((ROOT / "gaia_eval").rglob("*.md")),
+    *sorted((ROOT / "schemas").glob("*.json")),
+    ROOT / "noxfile.py",
+    ROOT / "pyproject.toml",
+]
+_PENDING = {"gaia_eval/tasks/gateway.py", "gaia_eval/cli/_code_impl.py"}
+
+
+def test_nothing_shipped_cites_a_document_users_do_not_have() -> None:
+    cited = []
+    for path in SHIPPED:
+        if _rel(path) in _PENDING:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in ("../shared", "DESIGN.md", "STYLE.md", "reference-behaviour",
+                     "eval-framework.md", "spec/memory.md"):  # fmt: skip
+            if name in text:
+                cited.append(f"{_rel(path)} names {name}")
+    assert not cited, "\n".join(cited)
+
+
 def _readme_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     after_title = text.split("\n", 1)[1].lstrip("\n")

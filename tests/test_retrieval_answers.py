@@ -1,4 +1,4 @@
-"""Answer grading (reference-behaviour §2.5): the spec's test vectors and the edge rules."""
+"""Answer grading (docs/retrieval-rag.md): the spec's test vectors and the edge rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every rule of the RAG retrieval gate (reference-behaviour §2.9), on the gate engine."""
+"""Every rule of the RAG retrieval gate (docs/retrieval-rag.md), on the gate engine."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What an answer claims (reference-behaviour §9): success claims, refusal explanations,
+"""What an answer claims (docs/code-bench.md): success claims, refusal explanations,
 and the words of an agent-side outage.
 
 The answer is split into sentences after the prompt's echo is stripped (a CLI agent that

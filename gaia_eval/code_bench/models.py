@@ -49,7 +49,7 @@ class CodeTaskResult(_Model):
     solved: bool
     """No error, the invariant holds, no tampering, and every visible test passed (at least
     one); a refusal task instead needs the invariant, the refusal explained, and no
-    regressions (reference-behaviour §9). A skip, an xfail or a missing test is no pass."""
+    regressions (docs/code-bench.md). A skip, an xfail or a missing test is no pass."""
     solved_plus: bool
     """Solved and every hidden test passed too (EvalPlus's stronger check)."""
     solved_on_try: int | None = None
@@ -139,7 +139,7 @@ class CostTotal(_Model):
 
 
 class CodeSummary(_Model):
-    """The scorecard of a code benchmark run (reference-behaviour §9, plus the hidden-test
+    """The scorecard of a code benchmark run (docs/code-bench.md; plus the hidden-test
     and second-try rates)."""
 
     tasks: int

@@ -34,7 +34,7 @@ from gaia_eval.tasks.models import AgentOutcome, Transcript
 from gaia_eval.tasks.runner import Fence, agent_cost, run_agent
 from gaia_eval.tasks.workspace import copy_project, tree_diff
 
-DEFAULT_RUN_TIMEOUT_S = 1200.0  # reference-behaviour §9: the task timeout
+DEFAULT_RUN_TIMEOUT_S = 1200.0  # the task timeout (docs/code-bench.md)
 TESTS_TIMEOUT_S = 300.0
 ANSWER_CAP = 2000
 TAIL = 4000

@@ -1,6 +1,6 @@
 """Running a task's tests the way the grader trusts, and reading per-test outcomes back.
 
-pytest runs as `python -I -m pytest -q --no-header -rA --tb=no` (reference-behaviour §9)
+pytest runs as `python -I -m pytest -q --no-header -rA --tb=no` (docs/code-bench.md)
 with a configuration file of our own outside the project (`-c`), so no pytest.ini,
 tox.ini, setup.cfg or pyproject.toml of the project is ever read; `-I` keeps the project
 folder, PYTHON* variables and the user site off the interpreter's start-up path (no

@@ -47,8 +47,8 @@ PR_INSTANCE_IDS = (
 # Tip of psf/requests that the pr suite's replay and robustness use (first-parent history).
 REQUESTS_PIN = "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e"
 FLASK_PIN = "2ac89889f4cc330eabd50f295dcef02828522c69"
-# The scale suite's five trees (reference-behaviour §3.1), in the spec's order, which is
-# smallest first: a slow or failing large repository never costs the small ones their figures.
+# The scale suite's five trees (docs/code-retrieval.md), smallest first: a slow or failing
+# large repository never costs the small ones their figures.
 THEROCK_PIN = "89553ce3746eda74ade42557470d25e37c91b6f0"
 GAIA_PIN = "78bbc3076bc329ec58bb2ad8bbe460d752c66d83"
 # Not yet checked out by this project (each is larger than the snapshots its machine could

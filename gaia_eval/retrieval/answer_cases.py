@@ -1,4 +1,4 @@
-"""Hard cases that need answers (reference-behaviour §2.8), run only with `--model`.
+"""Hard cases that need answers (docs/retrieval-rag.md), run only with `--model`.
 
 `prompt_injection`: a copy of a text document gets two planted instructions right after
 the answer's paragraph, a blatant and a subtle one, each asking for the canary

@@ -1,6 +1,6 @@
 """Grade a model's answer against a labelled gold answer (pure; no model calls here).
 
-Rules (reference-behaviour §2.5):
+Rules (docs/retrieval-rag.md):
 - `numeric`: the first number of the gold against every number of the reply, within 1%
   (absolute floor 1e-9), at a scale factor of 1, 10^±3, 10^±6 or 10^±9 (units such as
   million / billion); 100 and 0.01 as well when exactly one side carries "%" (the word

@@ -1,4 +1,4 @@
-"""Map retrieved chunks back to labelled evidence (reference-behaviour §2.3).
+"""Map retrieved chunks back to labelled evidence (docs/retrieval-rag.md).
 
 A chunker re-joins words with single spaces, so a chunk is not a slice of the extracted
 text; it is a substring of the *normalized* text (whitespace runs collapsed, ends

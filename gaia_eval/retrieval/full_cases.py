@@ -1,4 +1,4 @@
-"""The full suite's own hard cases (reference-behaviour §2.8).
+"""The full suite's own hard cases (docs/retrieval-rag.md).
 
 `near_duplicate_filings`: several years of one company's 10-K filings indexed together
 (the same boilerplate, different figures); for each FinanceBench question about one of

@@ -1,6 +1,6 @@
 """The RAG retrieval gate's rules, on the one gate engine (core/gate.py).
 
-Rules (reference-behaviour §2.9):
+Rules (docs/retrieval-rag.md):
 1. Refuse (NotComparableError, exit 3) when the suite tier, the system, the embedder or
    the VLM setting differ, or a dataset's question set differs (its questions digest):
    such numbers measure different things (`comparable_fields`).

@@ -1,4 +1,4 @@
-"""The six PR hard cases (reference-behaviour §2.8), run against fresh system instances.
+"""The six PR hard cases (docs/retrieval-rag.md), run against fresh system instances.
 
 Each case returns a `HardCase` with status pass, fail, measured or skipped (always with
 the reason); a case that raises is an item error of the run, which fails it. Cases work

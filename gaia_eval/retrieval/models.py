@@ -262,7 +262,7 @@ class LatencySummary(_Model):
 
 
 class AnswerResult(_Model):
-    """The model's answer to one question, graded (reference-behaviour §2.5)."""
+    """The model's answer to one question, graded (docs/retrieval-rag.md)."""
 
     text: str
     """The reply, at most 1,200 characters."""
@@ -409,7 +409,7 @@ class DatasetResult(_Model):
 
 
 class HardCase(_Model):
-    """One hard case (reference-behaviour §2.8)."""
+    """One hard case (docs/retrieval-rag.md)."""
 
     kind: Literal["hard_case"] = "hard_case"
     """Marks a hard-case item."""

@@ -1,8 +1,8 @@
 """Aggregate per-question first-hit ranks into the published metrics (pure).
 
 Every metric here is a function of first-hit ranks only (1-based, None = miss), computed
-by the native metrics kernel's first-hit path; values are rounded to 4 decimals as
-reference-behaviour §2.4 says, latencies to 0.01 ms.
+by the native metrics kernel's first-hit path; values are rounded to 4 decimals
+(docs/retrieval-rag.md), latencies to 0.01 ms.
 """
 
 from __future__ import annotations

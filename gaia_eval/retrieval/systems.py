@@ -19,7 +19,7 @@ from gaia_eval.systems.rag.protocol import Retriever
 REFERENCE = "reference"
 # The pr suite's embedder: real all-MiniLM-L6-v2 (int8 ONNX), CPU, no server.
 DEFAULT_EMBEDDER = "onnx:all-MiniLM-L6-v2-int8"
-# Sized so nothing is evicted during a benchmark run (reference-behaviour §2.4).
+# Sized so nothing is evicted during a benchmark run (docs/retrieval-rag.md).
 RUN_SETTINGS: dict[str, Any] = {}
 # The capacity_eviction hard case: three documents at most, least recently used evicted.
 CAPACITY_SETTINGS: dict[str, Any] = {"max_indexed_files": 3}

@@ -1,4 +1,4 @@
-"""Scoring a finished task (reference-behaviour §6.5): the mechanical checks in order,
+"""Scoring a finished task (docs/tasks.md): the mechanical checks in order,
 `verified` from the tool record, the after-answer rule and closed-book web-use detection."""
 
 from __future__ import annotations

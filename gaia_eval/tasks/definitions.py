@@ -1,4 +1,4 @@
-"""Load and validate `tasks.json` (reference-behaviour §6.1).
+"""Load and validate `tasks.json` (docs/tasks.md).
 
 A malformed file is an InvalidInputError naming the file, the task and the field, so a
 typo in a task definition never turns into a silently different benchmark.

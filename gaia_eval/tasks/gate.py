@@ -16,7 +16,7 @@ from gaia_eval.tasks.models import Expectations, Measured, Scorecard
 from gaia_eval.tasks.report import result_string, summary
 from gaia_eval.tasks.results import item_id
 
-# The expectations' headroom for one noisy run (reference-behaviour §6.9); a run-vs-run
+# The expectations' headroom for one noisy run (docs/tasks.md); a run-vs-run
 # `--gate` uses the same numbers (TasksSuite.gate_rules).
 PASS_SLACK = 1
 VERIFIED_SLACK = 1

@@ -1,4 +1,4 @@
-"""An offline stand-in for the `gh` CLI (reference-behaviour §6.6), installed per task.
+"""An offline stand-in for the `gh` CLI (docs/tasks.md), installed per task.
 
 It serves the fixture repository read-only; writes are refused with GitHub's own 403
 wording unless the task grants label writes. Modes: `offline` (always answers),

@@ -1,5 +1,5 @@
 """Equal conditions for every harness: a clean environment and one wall-clock cap that
-kills the whole process tree (reference-behaviour §6.6)."""
+kills the whole process tree (docs/tasks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The judge (reference-behaviour §6.8): one batched call per rubric kind, strict grade
+"""The judge (docs/tasks.md): one batched call per rubric kind, strict grade
 validation (a bad grade is unjudged, never a low score), retries of failed grades, and
 cost shared across the batch with its source."""
 

@@ -1,5 +1,5 @@
 """Result models of the flagship tasks: per-task results (the envelope's items), the run
-summary, transcripts and expectations (reference-behaviour §6.9). `Scorecard` is the view
+summary, transcripts and expectations (docs/tasks.md). `Scorecard` is the view
 the gate, propose and the harness x model table read (one per repeat), and the format of
 pre-engine `scorecard.json` files, which still load."""
 
@@ -227,7 +227,7 @@ class Scorecard(_Model):
 
 
 class Counts(_Model):
-    """summary(card) of reference-behaviour §6.9: counts and totals over tasks."""
+    """The scorecard counts (docs/tasks.md): counts and totals over tasks."""
 
     tasks: int
     """Tasks with a result (unmeasured ones included)."""

@@ -12,7 +12,7 @@ from gaia_eval.tasks.models import AXES, Counts, Scorecard, TaskResult, TasksSum
 
 
 def counts(ts: list[TaskResult]) -> Counts:
-    """summary(card) of reference-behaviour §6.9 over a list of task results."""
+    """The scorecard counts (docs/tasks.md) over a list of task results."""
     judged = [t for t in ts if t.judge is not None and t.judge.judged()]
     qualities = [q for t in judged if t.judge and (q := t.judge.quality()) is not None]
     return Counts(

@@ -33,7 +33,7 @@ ENV = {
     "meter": "GAIA_EVAL_TASKS_METER",
     "fireworks_account": "GAIA_EVAL_FIREWORKS_ACCOUNT_ID",
 }
-# The specification's names (eval-framework.md), read when today's name is unset.
+# The older GAIA_BENCH_* names (README, `tasks run` flags), read when today's name is unset.
 SPEC_ENV = {
     "work_root": "GAIA_BENCH_WORK_ROOT",
     "run_timeout": "GAIA_BENCH_RUN_TIMEOUT",

@@ -1,4 +1,4 @@
-"""Named setups (reference-behaviour §6.4): each changes a fresh toybox copy before the
+"""Named setups (docs/tasks.md): each changes a fresh toybox copy before the
 agent starts. All offline and deterministic; tests/test_tasks_setups.py checks that each
 creates the state it promises."""
 

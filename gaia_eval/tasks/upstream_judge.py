@@ -1,4 +1,4 @@
-"""The upstream rubric (reference-behaviour §6.8) for attempts at real repositories:
+"""The upstream rubric (docs/tasks.md) for attempts at real repositories:
 TheRock `diff` tasks and SWE-bench tasks, one batch per kind, each attempt graded against
 the upstream fix, which the judge is told plainly is one correct answer and not the only
 one. Booleans solves_problem, right_place, updated_tests; the four axes; approach; one

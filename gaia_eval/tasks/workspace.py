@@ -1,5 +1,5 @@
 """A fresh toybox copy per task, its setup, and a baseline snapshot outside the agent's
-reach; diffs between them (reference-behaviour §6.4)."""
+reach; diffs between them (docs/tasks.md)."""
 
 from __future__ import annotations
 
