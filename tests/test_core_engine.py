@@ -273,6 +273,28 @@ def _wait_for_items(out: Path, n: int, timeout: float = 60) -> None:
     raise AssertionError(f"fewer than {n} items logged in {out}")
 
 
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["retrieval", "--suite", "pr", "--out", "my runs/a"],
+         "finish it with `gaia-eval retrieval --resume 'my runs/a'`."),
+        (["memory", "--out=x"], "finish it with `gaia-eval memory --resume x`."),
+        (["tasks", "run"],
+         "finish it with `gaia-eval tasks --resume DIR` (DIR: this run's folder)."),
+    ],
+)  # fmt: skip
+def test_an_interrupted_report_says_how_far_and_the_resume_command(
+    tmp_path: Path, argv: list[str], hint: str
+) -> None:
+    out = _run(_items(tmp_path, _ten()), tmp_path / "run")
+    env = out.envelope
+    env.items = env.items[:4]
+    env.header.interrupted, env.header.complete = True, False
+    env.header.run.argv = argv
+    text = render_markdown(ToySuite, env)
+    assert f"**Interrupted after 4 of 10 {ToySuite.item_noun}s**; {hint}" in text
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_killed_run_keeps_finished_items_and_resumes(tmp_path: Path, sig: int) -> None:
     rows = {f"q{i:02d}": {"value": i / 10, "do": "sleep", "seconds": 0.4} for i in range(8)}

@@ -66,13 +66,33 @@ def fmt(value: float | None, digits: int = 3) -> str:
 # ---- the standard header -----------------------------------------------------------------
 
 
+def _resume_hint(argv: Sequence[str]) -> str:
+    """The command that finishes a stopped run, from its recorded command line: `gaia-eval
+    CMD --resume DIR` re-runs the rest (DIR named when the run was given `--out`)."""
+    import shlex
+
+    out: str | None = None
+    for i, arg in enumerate(argv):
+        if arg == "--out" and i + 1 < len(argv):
+            out = argv[i + 1]
+        elif arg.startswith("--out="):
+            out = arg.split("=", 1)[1]
+    cmd = argv[0] if argv and not argv[0].startswith("-") else "CMD"
+    if out is None:
+        return f"`gaia-eval {cmd} --resume DIR` (DIR: this run's folder)"
+    return f"`gaia-eval {cmd} --resume {shlex.quote(out)}`"
+
+
 def _trust_section(env: Envelope, noun: str, warnings: Sequence[str] = ()) -> Section | None:
     head = env.header
     lines: list[str] = []
     done = sum(1 for r in env.items if r.status != "infra_error")
     asked = len(head.item_ids) or head.items_total
     if head.interrupted:
-        lines.append(f"**Interrupted after {done} of {asked} {noun}s**; resume with `--resume`.")
+        lines.append(
+            f"**Interrupted after {done} of {asked} {noun}s**; finish it with "
+            f"{_resume_hint(head.run.argv)}."
+        )
     elif not head.complete:
         lines.append(f"**The run did not complete**: {done} of {asked} {noun}s measured.")
     for err in head.errors:
