@@ -121,8 +121,10 @@ def test_a_quality_part_that_measured_nothing_is_exit_3(tmp_path: Path) -> None:
     _mirror_dir, inst = _mirror(tmp_path)
     empty = tmp_path / "empty-mirror"
     empty.mkdir()
-    with pytest.raises(InfrastructureError, match="quality part measured none of its 4"):
+    with pytest.raises(InfrastructureError, match="quality part measured none of its 4") as err:
         _run(tmp_path, suite="nightly", parts=["quality"], instances_file=inst, git_mirror=empty)
+    # the message names the cause, not only the file that holds it
+    assert "(first: quality/" in str(err.value) and "no clone named" in str(err.value)
 
 
 def test_own_index_plugs_in_with_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -355,7 +355,14 @@ class CodeRetrievalSuite(Suite):
         measured = {r.id for r in env.items if r.status != "infra_error"}
         if any(i in measured for i in quality_ids):
             return None
-        return f"the quality part measured none of its {len(quality_ids)} instances"
+        # The first cause, so the message says what to fix (a missing clone, no network).
+        first = next((r for r in env.items if r.id in quality_ids and r.error), None)
+        cause = (
+            f" (first: {first.id}: {' '.join(first.error.split())})"
+            if first and first.error
+            else ""
+        )
+        return f"the quality part measured none of its {len(quality_ids)} instances{cause}"
 
     @classmethod
     def gate_rules(cls) -> GateRules:
