@@ -158,3 +158,43 @@ def test_a_named_gate_reports_the_shipped_file_it_compared(
         req = request(args, ["retrieval"], folder="retrieval")
         assert isinstance(req, RunRequest)
         assert req.baseline_label == "gaia_eval/baselines/retrieval/pr.json", value
+
+
+def _doc_gates() -> list[tuple[str, str, str]]:
+    """(doc, command line, --gate value) of every shipped-baseline name the docs show."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    docs = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    found = []
+    for doc in docs:
+        text = doc.read_text(encoding="utf-8").replace("\\\n", " ")
+        for line in re.findall(r"gaia-eval [^\n`|]*--gate [^\s`|]+", text):
+            value = line.split("--gate ", 1)[1]
+            if "/" in value.removeprefix("builtin:") and not value.startswith("builtin:"):
+                continue  # a path
+            if value.isupper() or "{" in value or value.endswith((".json", ".yaml")):
+                continue  # a placeholder or a file of the user's
+            found.append((doc.name, line, value))
+    return found
+
+
+# Which shipped folder each command's --gate names resolve in.
+_FOLDERS = {
+    "retrieval --component rag": "retrieval",
+    "retrieval --component code": "code-retrieval",
+    "memory": "memory",
+    "code run": "code",
+    "merge": "",
+}
+
+
+def test_every_baseline_name_the_docs_show_resolves() -> None:
+    gates = _doc_gates()
+    assert len(gates) >= 5
+    for doc, line, value in gates:
+        command = line.removeprefix("gaia-eval ")
+        folders = [f for prefix, f in _FOLDERS.items() if command.startswith(prefix)]
+        assert folders, f"{doc}: `{line}`: which suite's baselines does it gate against?"
+        path = baselines.resolve(value, folders[0])
+        assert path.is_file() and path.is_relative_to(PACKAGE_BASELINES), f"{doc}: {line}"
