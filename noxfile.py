@@ -680,6 +680,18 @@ def wheel(session: nox.Session) -> None:
         str(bindir / "gaia-eval"), "retrieval", "--component", "rag", "--compare", "pr",
         "builtin:retrieval/pr", external=True,
     )  # fmt: skip
+    # A newcomer's first runs from the wheel alone: the example dataset it writes, and a
+    # suite gated against a shipped baseline by its short name.
+    gaia = str(bindir / "gaia-eval")
+    session.run(gaia, "retrieval", "--component", "rag", "--init-dataset", "ex", external=True)
+    session.run(
+        gaia, "retrieval", "--component", "rag", "--dataset", "ex/dataset.json",
+        "--embedder", "hash", "--out", "ex-run", f"--wait-lock={WAIT_LOCK_S}", external=True,
+    )  # fmt: skip
+    session.run(
+        gaia, "memory", "--suite", "pr", "--gate", "pr", "--out", "memory-run",
+        f"--wait-lock={WAIT_LOCK_S}", external=True,
+    )  # fmt: skip
     session.run(
         str(bindir / "python"),
         "-c",
