@@ -122,7 +122,7 @@ def test_ci_runs_the_readme_commands_as_extracted() -> None:
     assert "-s retrieval_pr" not in ci
     assert "-s tests" not in ci
     for step in ("-s lint", "-t gen", "git diff --exit-code -- schemas",
-                 "-s code_retrieval_offline", "-s tasks -- --suite full"):  # fmt: skip
+                 "-s code_retrieval_offline", "-s tasks -- --suite full", "-s wheel"):  # fmt: skip
         assert step in ci, step
     subprocess.run(["bash", "-n", str(ROOT / ".ci" / "run")], check=True)
 
