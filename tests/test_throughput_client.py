@@ -238,3 +238,48 @@ def test_http_error_keeps_the_connection_usable(stub: str) -> None:
     bad, good = asyncio.run(go())
     assert bad.error_kind == "http_5xx" and good.error_kind is None
     assert good.connection_reused
+
+
+def test_a_connection_closed_before_the_request_is_a_reset_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that accepts and hangs up at once can close the connection before the
+    request is written (connection_lost then sees no request). That must end the request
+    as a reset now, not leave it waiting for its whole timeout (the benchmark test of a
+    hanging-up server used to stall for 600 s when the close won that race)."""
+    import threading
+    import time
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def hang_up() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            conn.close()
+
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
+    connect = StreamClient._connect
+
+    async def connect_then_lose_the_race(self: StreamClient) -> object:
+        conn = await connect(self)
+        await asyncio.sleep(0.3)  # the server's close is processed before the request
+        return conn
+
+    monkeypatch.setattr(StreamClient, "_connect", connect_then_lose_the_race)
+    try:
+        t0 = time.monotonic()
+        (rec,) = _send(f"http://127.0.0.1:{listener.getsockname()[1]}", "steady", timeout_s=8)
+        took = time.monotonic() - t0
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+    assert rec.error_kind == "reset", rec.error
+    assert "before the request was sent" in (rec.error or "")
+    assert took < 4, f"waited {took:.1f} s for a connection that was already closed"

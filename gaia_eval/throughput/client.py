@@ -338,6 +338,15 @@ class _Conn(asyncio.Protocol):
         self._api = api
         self.finished = asyncio.get_running_loop().create_future()
         assert self.transport is not None
+        if self.closed.done():
+            # The server hung up between connect and now: connection_lost has already run
+            # (with no request to fail) and will not run again, so fail the request here
+            # instead of leaving it to wait for its whole timeout.
+            t = monotonic_ns()
+            rec.t_sent_ns = t
+            rec.fail("reset", "connection closed by the server before the request was sent", t)
+            self._end(keep=False)
+            return self.finished
         self.transport.write(request)
         rec.t_sent_ns = monotonic_ns()
         return self.finished
