@@ -589,6 +589,34 @@ def test_an_outage_stop_says_the_url_the_cause_and_the_resume_command_on_stdout(
     assert done.envelope.header.complete and done.exit_code == 0
 
 
+class _GoesOnToy(ToySuite):
+    stop_on_infra = False
+
+
+def test_a_run_that_measured_nothing_prints_its_summary_and_the_resume_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from gaia_eval.cli._runflags import add_run_flags, run_suite
+
+    rows = {f"q{i}": {"value": 0.1, "do": "infra"} for i in range(3)}
+    items = _items(tmp_path, rows)
+    parser = argparse.ArgumentParser()
+    add_run_flags(parser)
+    out = tmp_path / "run"
+    args = parser.parse_args(["--out", str(out)])
+    with pytest.raises(runloop.RunStopped) as info:
+        run_suite(_GoesOnToy(items), args, argv=["toy", str(items), "--out", str(out)])
+    assert info.value.exit_code == 3 and info.value.unmeasured
+    assert str(info.value).startswith("nothing was measured: all 3 items hit infrastructure")
+    stdout = capsys.readouterr().out.splitlines()
+    assert "Toy suite (t1): 0/3 items measured" in stdout
+    assert f"  report: {out / 'report.md'}" in stdout
+    assert stdout[-3].startswith("nothing was measured: all 3 items hit infrastructure errors")
+    assert stdout[-1] == f"  gaia-eval toy {items} --resume {out}"
+
+
 class _NeedyToy(ToySuite):
     def preflight(self) -> list[str]:
         return ["the toy SDK: pip install toy", "a TOY_KEY: set TOY_KEY"]

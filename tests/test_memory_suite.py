@@ -99,13 +99,21 @@ def test_pr_runs_six_scenarios_and_passes_its_gate(pr_run: Path) -> None:
     assert all(t.findall("{http://www.w3.org/2000/svg}rect") for t in timelines)
 
 
-def test_an_interrupted_run_resumes_to_identical_results(pr_run: Path, tmp_path: Path) -> None:
+def test_an_interrupted_run_resumes_to_identical_results(
+    pr_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A second run, stopped partway (exit 130) and finished with --resume, equals the first
     one: the replay is deterministic and a scenario is the unit of resume."""
     out = tmp_path / "again"
     argv = ["memory", "--suite", "pr", "--system", "memory_db_faults:interrupts_once",
             "--out", str(out)]  # fmt: skip
     assert main(argv) == 130
+    # The terminal gets what was saved and how to finish, as after an outage.
+    stdout = capsys.readouterr().out
+    assert "2/6 scenarios measured\n  interrupted" in stdout
+    assert f"results: {out / 'results.json'}" in stdout and f"report: {out / 'report.md'}" in stdout
+    resume = " ".join(["gaia-eval", *argv[:-2], "--resume", str(out)])
+    assert f"finish the run with:\n  {resume}\n" in stdout
     done = _results(out)["items"]
     assert len(done) == 2 and _results(out)["header"]["interrupted"] is True
     assert main(["memory", "--resume", str(out)]) == 0

@@ -181,13 +181,20 @@ def run_suite(
 
 def run_and_print(suite: object, req: object) -> int:
     """Run `suite` on the run loop; print its summary and file paths on stdout, also when
-    an outage stopped it (then the cause and the resume command too, before the error
-    goes up to the CLI: exit 3 with the same message on stderr)."""
+    an outage stopped it or it measured nothing (then the cause and the resume command
+    too, before the error goes up to the CLI: exit 3 with the same message on stderr),
+    and when Ctrl-C or SIGTERM stopped it (then the resume command)."""
     from gaia_eval.core import runloop
     from gaia_eval.core.progress import scrubbed
     from gaia_eval.core.suite import Suite
 
     assert isinstance(suite, Suite) and isinstance(req, runloop.RunRequest)
+
+    def interrupted(outcome: RunOutcome, resume: str) -> None:
+        _print_outcome(type(suite), outcome)
+        print(scrubbed(f"finish the run with:\n  {resume}"))
+
+    req.on_interrupt = interrupted
     try:
         outcome = runloop.run(suite, req)
     except runloop.RunStopped as err:

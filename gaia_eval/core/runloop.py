@@ -42,6 +42,7 @@ from gaia_eval.core.errors import (
     InvalidInputError,
     NotComparableError,
     Terminated,
+    exit_code_for,
 )
 from gaia_eval.core.lock import eval_lock
 from gaia_eval.core.progress import track
@@ -123,6 +124,10 @@ class RunRequest:
     """Gate against fixed bars instead of a baseline (e.g. the benchmark's performance
     manifest): called on the finished envelope when no baseline is given; its Verdict is
     stored and a failed one exits 1 like a failed baseline gate."""
+    on_interrupt: Callable[[RunOutcome, str], None] | None = None
+    """Called with the outcome and the command that finishes the run when Ctrl-C or
+    SIGTERM stops it, after everything finished is written and before the interrupt goes
+    on up (the CLI prints the summary, the file paths and that command)."""
 
 
 @dataclass
@@ -134,18 +139,35 @@ class RunOutcome:
 
 
 class RunStopped(InfrastructureError):
-    """An outage stopped the run (exit 3): everything finished is written. Carries what
-    the CLI tells the person on stdout: the outcome (summary, file paths), the cause as
-    the backend said it (its URL included) and the command that finishes the run."""
+    """An outage stopped the run, or it measured nothing (exit 3): everything finished is
+    written. Carries what the CLI tells the person on stdout: the outcome (summary, file
+    paths), the cause as the backend said it (its URL included) and the command that
+    finishes the run."""
 
-    def __init__(self, message: str, *, outcome: RunOutcome, cause: str, resume: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        outcome: RunOutcome,
+        cause: str,
+        resume: str,
+        unmeasured: bool = False,
+    ) -> None:
         super().__init__(message)
         self.outcome = outcome
         self.cause = cause
         self.resume = resume
+        self.unmeasured = unmeasured
+        """True: the run went to the end and measured nothing; False: an outage stopped it."""
 
     def lines(self) -> list[str]:
         """What to print on stdout after the run's summary and file paths."""
+        if self.unmeasured:
+            return [
+                f"nothing was measured: {self.cause}",
+                "when the cause is fixed, measure what is missing with:",
+                f"  {self.resume}",
+            ]
         return [
             f"stopped at the first outage: {self.cause}",
             "when the backend is back, finish the run with:",
@@ -700,19 +722,29 @@ def _finish(
             )
             outcome = RunOutcome(env, out, InfrastructureError.exit_code, paths)
             raise RunStopped(msg, outcome=outcome, cause=describe(stop), resume=resume) from stop
+        if isinstance(stop, KeyboardInterrupt) and state.req.on_interrupt is not None:
+            code = exit_code_for(stop)
+            state.req.on_interrupt(
+                RunOutcome(env, out, code, paths), resume_command(state.req.argv, out)
+            )
         raise stop
     if refusal is not None:
         raise refusal
     reason = cls.unmeasured_reason(env)
+    cause = None
     if reason is not None:
-        raise InfrastructureError(f"{reason}; the reasons are in {paths['results']}")
-    if env.header.infra_errors and len(measured) == 0:
+        cause, msg = reason, f"{reason}; the reasons are in {paths['results']}"
+    elif env.header.infra_errors and len(measured) == 0:
         unmeasured = [r for r in env.items if r.status == "infra_error"]
-        msg = (
-            f"nothing was measured: all {len(unmeasured)} {cls.item_noun}s hit infrastructure "
-            f"errors (first: {unmeasured[0].error}); the reasons are in {paths['results']}"
+        cause = (
+            f"all {len(unmeasured)} {cls.item_noun}s hit infrastructure errors "
+            f"(first: {unmeasured[0].error})"
         )
-        raise InfrastructureError(msg)
+        msg = f"nothing was measured: {cause}; the reasons are in {paths['results']}"
+    if cause is not None:
+        outcome = RunOutcome(env, out, InfrastructureError.exit_code, paths)
+        resume = resume_command(state.req.argv, out)
+        raise RunStopped(msg, outcome=outcome, cause=cause, resume=resume, unmeasured=True)
     failed = env.header.item_errors > 0 or (env.verdict is not None and not env.verdict.passed)
     return RunOutcome(env, out, EXIT_GATE_FAILED if failed else EXIT_OK, paths)
 
