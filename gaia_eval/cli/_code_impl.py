@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from gaia_eval.llm.spec import ModelSpec
 
 DEFAULT_MODEL = "local"
-"""The builtin harness's model when none is named: the embedded model (DESIGN.md)."""
+"""The builtin harness's model when none is named: the embedded model (docs/code-bench.md,
+"The local model")."""
 LOCAL_NOTE = (
     "Why it solves little: the agent model is the embedded SmolLM2-135M (`local`), a "
     "135-million-parameter plumbing model. This run shows that the harness, the grading and "

@@ -1,5 +1,5 @@
 """The model gateway: a loopback HTTP proxy in front of one OpenAI- or Anthropic-compatible
-backend, so that no agent process ever holds a key (reference-behaviour §6.6).
+backend, so that no agent process ever holds a key (docs/tasks.md, "The model gateway").
 
 - It drops the client's own credential (`authorization`, `x-api-key`) and hop-by-hop
   headers and adds the configured upstream key itself (bearer, or `x-api-key`).
