@@ -2,7 +2,7 @@
 
 The gate's verdict (what was compared, every failure) comes first from the engine's
 standard header; then quality per summary set, the per-query table, the incremental replay,
-robustness in words, and scale. Units: seconds with two decimals, sizes in MiB or GiB.
+robustness in words, and scale. Units: seconds with two decimals, sizes in GiB with two decimals.
 """
 
 from __future__ import annotations
@@ -254,10 +254,10 @@ def _scale(sc: Scale) -> Section:
             f"{r.index_seconds:.2f}",
             f"{r.chunks_per_second:.1f}",
             f"{r.peak_rss_mb / 1024:.2f}",
-            f"{r.index_bytes / 2**20:.1f}",
+            f"{r.index_bytes / 2**30:.2f}",
             f"{r.cold_query_ms / 1000:.2f}",
-            f"{r.query_p50_ms / 1000:.3f}",
-            f"{r.query_p95_ms / 1000:.3f}",
+            f"{r.query_p50_ms / 1000:.2f}",
+            f"{r.query_p95_ms / 1000:.2f}",
             "–" if r.wall_seconds is None else f"{r.wall_seconds:.2f}",
         ]
         for r in sc.repos
@@ -266,7 +266,7 @@ def _scale(sc: Scale) -> Section:
         Para(f"Measured {len(sc.repos)}; unmeasured **{len(sc.errors)}**. Reported, never gated."),
         Table(
             ["repo", "commit", "files", "chunks", "index s", "chunks/s", "peak RSS GiB",
-             "index MiB", "cold query s", "query p50 s", "query p95 s", "wall s"],
+             "index GiB", "cold query s", "query p50 s", "query p95 s", "wall s"],
             rows,
         ),
     ]  # fmt: skip
