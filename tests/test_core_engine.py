@@ -560,20 +560,25 @@ def test_pages_of_sections_outside_a_run() -> None:
     assert "<script" not in html and "<td><code>a</code></td>" in html
 
 
-def test_an_outage_stop_says_the_url_the_cause_and_the_resume_command_on_stdout(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _run_from_cli(suite: ToySuite, items: Path, out: Path) -> int:
+    """Run `suite` as a CLI command does: the shared flags, the summary printed."""
     import argparse
 
     from gaia_eval.cli._runflags import add_run_flags, run_suite
 
-    items = _items(tmp_path, _ten(q04={"value": 0.4, "do": "infra"}))
     parser = argparse.ArgumentParser()
     add_run_flags(parser)
-    out = tmp_path / "run"
     args = parser.parse_args(["--out", str(out)])
+    return run_suite(suite, args, argv=["toy", str(items), "--out", str(out)])
+
+
+def test_an_outage_stop_says_the_url_the_cause_and_the_resume_command_on_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = _items(tmp_path, _ten(q04={"value": 0.4, "do": "infra"}))
+    out = tmp_path / "run"
     with pytest.raises(runloop.RunStopped) as info:
-        run_suite(ToySuite(items), args, argv=["toy", str(items), "--out", str(out)])
+        _run_from_cli(ToySuite(items), items, out)
     assert info.value.exit_code == 3 and info.value.outcome.out_dir == out
     stdout = capsys.readouterr().out.splitlines()
     assert "Toy suite (t1): 4/10 items measured" in stdout
@@ -596,18 +601,10 @@ class _GoesOnToy(ToySuite):
 def test_a_run_that_measured_nothing_prints_its_summary_and_the_resume_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import argparse
-
-    from gaia_eval.cli._runflags import add_run_flags, run_suite
-
-    rows = {f"q{i}": {"value": 0.1, "do": "infra"} for i in range(3)}
-    items = _items(tmp_path, rows)
-    parser = argparse.ArgumentParser()
-    add_run_flags(parser)
+    items = _items(tmp_path, {f"q{i}": {"value": 0.1, "do": "infra"} for i in range(3)})
     out = tmp_path / "run"
-    args = parser.parse_args(["--out", str(out)])
     with pytest.raises(runloop.RunStopped) as info:
-        run_suite(_GoesOnToy(items), args, argv=["toy", str(items), "--out", str(out)])
+        _run_from_cli(_GoesOnToy(items), items, out)
     assert info.value.exit_code == 3 and info.value.unmeasured
     assert str(info.value).startswith("nothing was measured: all 3 items hit infrastructure")
     stdout = capsys.readouterr().out.splitlines()
