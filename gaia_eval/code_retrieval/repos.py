@@ -13,38 +13,15 @@ Every value that comes from outside (commits, repository names, paths, the URL) 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 
+# One git runner and one notion of "local" for every suite that checks out repositories
+# (the tasks suites share this clone cache too).
+from gaia_eval.tasks.checkout import bare_path, git, is_local
+
 DEFAULT_URL_TEMPLATE = "https://github.com/{repo}.git"
-GIT_TIMEOUT_S = 900
-
-
-def git(cwd: Path, *args: str) -> str:
-    try:
-        out = subprocess.run(
-            ["git", "-c", "core.autocrlf=false", "-c", "core.longpaths=true", *args],
-            cwd=cwd,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
-        msg = f"git {' '.join(args)} in {cwd}: {err}"
-        raise InfrastructureError(msg) from err
-    if out.returncode != 0:
-        msg = f"git {' '.join(args)} in {cwd} failed: {out.stderr.decode(errors='replace').strip()}"
-        raise InfrastructureError(msg)
-    return out.stdout.decode("utf-8", "replace")
-
-
-def _is_local(url: str) -> bool:
-    """A path or file:// URL (scp-like `host:path` and every other scheme use a network)."""
-    if url.startswith("file://"):
-        return True
-    return "://" not in url and ":" not in url.split("/", 1)[0]
 
 
 class Repos:
@@ -77,8 +54,6 @@ class Repos:
                 msg = f"--git-mirror {self.mirror}: no clone named {repo.replace('/', '+')}"
                 raise InvalidInputError(msg)
             return str(local.resolve())
-        from gaia_eval.tasks.checkout import bare_path
-
         # The same cache the tasks suites fill (SWE-bench, TheRock): one per work root.
         bare = bare_path(self.cache_root, repo)
         if (bare / "shallow").exists():
@@ -87,7 +62,7 @@ class Repos:
             # replace, not format: a template is a flag value, and format() would let it
             # reach attributes of the repository string.
             url = self.url_template.replace("{repo}", repo)
-            if self.offline and not _is_local(url):
+            if self.offline and not is_local(url):
                 msg = (
                     f"offline: {repo} is not in the clone cache {bare.parent} and cloning "
                     f"{url} would use the network; pass --git-mirror DIR or run once online"
@@ -101,7 +76,7 @@ class Repos:
         """A cache the tasks suites fetched by commit is shallow; code retrieval needs the
         history, so fetch the rest (every branch) from the URL once."""
         url = self.url_template.replace("{repo}", repo)
-        if self.offline and not _is_local(url):
+        if self.offline and not is_local(url):
             msg = (
                 f"offline: the clone cache {bare} of {repo} is shallow (filled by a tasks run) "
                 f"and completing it from {url} would use the network; pass --git-mirror DIR"
