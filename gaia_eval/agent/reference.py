@@ -236,24 +236,10 @@ class ReferenceAgent:
         self._messages.append({"role": "user", "content": message})
         for _ in range(self.max_steps):
             reply = self._call(self._messages, TOOLS, out)
+            self._messages.append(reply.assistant_message())
             if not reply.tool_calls:
                 out.text = reply.content
-                self._messages.append({"role": "assistant", "content": reply.content})
                 return out
-            self._messages.append(
-                {
-                    "role": "assistant",
-                    "content": reply.content or None,
-                    "tool_calls": [
-                        {
-                            "id": tc.id,
-                            "type": "function",
-                            "function": {"name": tc.name, "arguments": tc.arguments},
-                        }
-                        for tc in reply.tool_calls
-                    ],
-                }
-            )
             for tc in reply.tool_calls:
                 result = self._run_tool(tc.name, tc.arguments)
                 out.tool_calls.append(ToolCallRecord(tc.name, tc.arguments, result[:600]))

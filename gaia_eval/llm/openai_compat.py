@@ -44,6 +44,23 @@ class ChatReply:
     model: str | None = None
     """The `model` the server says answered (None when it did not say)."""
 
+    def assistant_message(self) -> dict[str, Any]:
+        """This turn as the assistant message a tool loop sends back (OpenAI format)."""
+        if not self.tool_calls:
+            return {"role": "assistant", "content": self.content}
+        return {
+            "role": "assistant",
+            "content": self.content or None,
+            "tool_calls": [
+                {
+                    "id": tc.id,
+                    "type": "function",
+                    "function": {"name": tc.name, "arguments": tc.arguments},
+                }
+                for tc in self.tool_calls
+            ],
+        }
+
 
 @dataclass
 class StreamedReply(ChatReply):

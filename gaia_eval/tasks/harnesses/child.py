@@ -90,20 +90,7 @@ def run_builtin(spec: dict[str, Any], box: ToolBox, rec: RecordWriter) -> None:
             if not reply.tool_calls:
                 rec.event("answer", text=reply.content)
                 return
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": reply.content or None,
-                    "tool_calls": [
-                        {
-                            "id": tc.id,
-                            "type": "function",
-                            "function": {"name": tc.name, "arguments": tc.arguments},
-                        }
-                        for tc in reply.tool_calls
-                    ],
-                }
-            )
+            messages.append(reply.assistant_message())
             for tc in reply.tool_calls:
                 try:
                     args = json.loads(tc.arguments) if tc.arguments.strip() else {}
