@@ -242,34 +242,15 @@ def run_id_for(out: Path) -> str:
 def regrade_run(folder: Path, opts: SwebenchOptions) -> tuple[int, Any]:
     """`tasks swebench DIR`: grade the run's awaiting instances, rewrite results.json,
     items.jsonl and the reports (under the eval lock); (graded, envelope)."""
-    from gaia_eval.core.lock import eval_lock
-    from gaia_eval.core.runloop import ITEM_LOG, append_record, unwind_on_signals, write_outputs
     from gaia_eval.core.suite import suite_class
     from gaia_eval.tasks.results import load_run
+    from gaia_eval.tasks.rewrite import rewriting
 
     env, pre_engine = load_run(folder)
     if pre_engine or env.header.tier != "swebench":
         msg = f"{folder}: not a `tasks run --suite swebench` folder (suite {env.header.tier!r})"
         raise InvalidInputError(msg)
     cls = suite_class(env.header.suite)
-    records = {r.id: r for r in env.items}
-    results = {
-        i: TaskResult.model_validate(r.result)
-        for i, r in records.items()
-        if r.status == "ok" and r.result is not None
-    }
-    before = {i: r.model_dump(mode="json") for i, r in results.items()}
-    with eval_lock(f"gaia-eval tasks swebench {folder}"), unwind_on_signals():
-        try:
-            graded = grade_results(folder, results, opts, run_id_for(folder))
-        finally:
-            for i, res in results.items():
-                data = res.model_dump(mode="json", by_alias=True)
-                if data != before[i]:
-                    records[i] = records[i].model_copy(update={"result": data})
-                    append_record(folder / ITEM_LOG, records[i])
-            env.items = list(records.values())
-            env.verdict = None  # a verdict of the ungraded run no longer holds
-            env.summary = cls.summarise(env).model_dump(mode="json", by_alias=True)
-            write_outputs(cls, folder, env)
+    with rewriting(folder, env, cls, f"gaia-eval tasks swebench {folder}") as results:
+        graded = grade_results(folder, results, opts, run_id_for(folder))
     return graded, env
