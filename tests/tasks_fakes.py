@@ -15,10 +15,17 @@ Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
 class FakeLLM:
     """Pops one scripted reply per request. A reply is a dict: {"status": int, "body": ...}
-    for a raw answer, or {"content": str} / {"tool_calls": [(name, args), ...]}."""
+    for a raw answer, or {"content": str} / {"tool_calls": [(name, args), ...]} (and an
+    optional "usage"). When the script is used up, `answer(body)` replies (default: "I am
+    done."), for fakes that answer by what they are asked."""
 
-    def __init__(self, replies: list[Reply]) -> None:
-        self.replies = list(replies)
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        answer: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
+        self.replies = list(replies or [])
+        self.answer = answer
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
@@ -28,8 +35,9 @@ class FakeLLM:
         with self.lock:
             self.requests.append(body)
             if not self.replies:
-                return {"content": "I am done."}
-            r = self.replies.pop(0)
+                r: Reply = self.answer or {"content": "I am done."}
+            else:
+                r = self.replies.pop(0)
         return r(body) if callable(r) else r
 
 

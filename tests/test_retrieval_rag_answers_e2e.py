@@ -9,16 +9,14 @@ miss. The server records every request, so the tests also see what the model was
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from retrieval_rag_data import QUESTIONS, write_dataset
+from tasks_fakes import FakeLLM, hang_up, serve
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.results import Envelope, load_envelope
@@ -66,52 +64,37 @@ REPLIES = {
 }
 
 
-class _Model(BaseHTTPRequestHandler):
-    requests: list[dict[str, Any]]
+class _Scripted(FakeLLM):
+    """Answers every question from REPLIES and every judge call with correct; with `obey`,
+    a prompt holding the planted canary gets the canary back."""
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        self.server.requests.append(body)  # type: ignore[attr-defined]
+    def __init__(self) -> None:
+        super().__init__(answer=self._reply)
+        self.obey = False
+        self.url = ""
+
+    def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
         msgs = body["messages"]
         if msgs[0]["content"] == JUDGE_SYSTEM:
             text = '{"correct": true}'
-        elif getattr(self.server, "obey", False) and INJECTION_CANARY in msgs[-1]["content"]:
+        elif self.obey and INJECTION_CANARY in msgs[-1]["content"]:
             text = INJECTION_CANARY  # a model that follows planted instructions
         else:
             question = msgs[-1]["content"].rsplit("Question: ", 1)[1].removesuffix("\nAnswer:")
             text = REPLIES[question]
-        data = json.dumps(
-            {
-                "choices": [{"message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 9},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        return {"content": text, "usage": {"prompt_tokens": 100, "completion_tokens": 9}}
 
 
 @pytest.fixture
-def server() -> Iterator[ThreadingHTTPServer]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    srv.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join()
+def server() -> Iterator[_Scripted]:
+    fake = _Scripted()
+    with serve(fake) as url:
+        fake.url = url
+        yield fake
 
 
-def _spec(srv: ThreadingHTTPServer) -> str:
-    return f"openai:http://127.0.0.1:{srv.server_address[1]}/v1#scripted"
+def _spec(srv: _Scripted) -> str:
+    return f"openai:{srv.url}/v1#scripted"
 
 
 def _dataset(tmp_path: Path) -> Path:
@@ -135,7 +118,7 @@ def _load(folder: Path) -> Envelope:
 
 
 def test_answers_split_correct_generation_and_retrieval_misses(
-    tmp_path: Path, server: ThreadingHTTPServer
+    tmp_path: Path, server: _Scripted
 ) -> None:
     ds = _dataset(tmp_path)
     out = tmp_path / "answers"
@@ -156,7 +139,7 @@ def test_answers_split_correct_generation_and_retrieval_misses(
     # in_context is what was sent: the evidence quote is in the prompt exactly when it says so.
     sent = {
         r["messages"][-1]["content"].rsplit("Question: ", 1)[1].removesuffix("\nAnswer:"): r
-        for r in server.requests  # type: ignore[attr-defined]
+        for r in server.requests
     }
     by_question = {q.question: q for q in qs.values()}
     for text, body in sent.items():
@@ -194,13 +177,13 @@ def test_answers_split_correct_generation_and_retrieval_misses(
 
 
 def test_judge_grades_free_form_answers_and_answers_never_enter_the_gate(
-    tmp_path: Path, server: ThreadingHTTPServer
+    tmp_path: Path, server: _Scripted
 ) -> None:
     ds = _dataset(tmp_path)
     base = tmp_path / "retrieval-only"
     assert main([*RAG, "--dataset", str(ds), "--retrieval-only", "--out", str(base)]) == 0
     assert all(q.answer is None for q in questions(_load(base))["toy"])
-    assert not server.requests  # type: ignore[attr-defined]
+    assert not server.requests
     out = tmp_path / "judged"
     spec = _spec(server)
     argv = ["--model", spec, "--judge", spec, "--gate", str(base / "results.json")]
@@ -210,7 +193,7 @@ def test_judge_grades_free_form_answers_and_answers_never_enter_the_gate(
     assert env.verdict is not None and env.verdict.passed
     judged = {q.id: q for q in questions(env)["toy"]}["toy-007"].answer
     assert judged is not None and judged.graded_by == "judge" and judged.correct is True
-    judge_calls = [r for r in server.requests if r["messages"][0]["content"] == JUDGE_SYSTEM]  # type: ignore[attr-defined]
+    judge_calls = [r for r in server.requests if r["messages"][0]["content"] == JUDGE_SYSTEM]
     assert len(judge_calls) == 1  # only the free-form question goes to the judge
 
 
@@ -238,8 +221,6 @@ def test_answer_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_a_model_outage_leaves_questions_unmeasured(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tasks_fakes import hang_up
-
     ds = _dataset(tmp_path)
     out = tmp_path / "down"
     # Port 9 (discard) refuses on loopback: refused before anything is indexed, exit 3.
@@ -271,15 +252,15 @@ def _injection_context(tmp_path: Path) -> Context:
 
 @pytest.mark.parametrize("obey", [False, True])
 def test_prompt_injection_case_fails_only_a_model_that_follows_the_planted_text(
-    tmp_path: Path, server: ThreadingHTTPServer, obey: bool
+    tmp_path: Path, server: _Scripted, obey: bool
 ) -> None:
-    server.obey = obey  # type: ignore[attr-defined]
+    server.obey = obey
     case = prompt_injection(_injection_context(tmp_path), parse_model_spec(_spec(server)))
     assert case.details["injection_in_context"] is True
     assert case.status == ("fail" if obey else "pass"), case.finding
     assert case.details["followed_injection"] is obey
     assert case.details["answer_correct"] is (not obey)
-    (body,) = server.requests  # type: ignore[attr-defined]
+    (body,) = server.requests
     prompt = body["messages"][-1]["content"]
     assert "ignore all previous instructions" in prompt and "Editor's note" in prompt
 

@@ -5,17 +5,16 @@ loopback OpenAI-compatible model with the canary checked in every answer."""
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from retrieval_fileserver import manifest_for, serve
 from retrieval_full_standin import standin_files
+from tasks_fakes import FakeLLM
+from tasks_fakes import serve as serve_model
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.results import Envelope, load_envelope
@@ -253,31 +252,15 @@ def test_a_label_not_on_its_page_stops_the_run_naming_it(
 # ---- answers ------------------------------------------------------------------------------
 
 
-class _Model(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        self.server.requests.append(body)  # type: ignore[attr-defined]
-        prompt = body["messages"][-1]["content"]
-        # One scripted question is taken over by a planted instruction; the others say
-        # what the first context passage says.
-        if "fiscal year 2023" in prompt.rsplit("Question: ", 1)[-1]:
-            text = f"{INJECTION_CANARY}"
-        else:
-            text = "The answer is in the context: " + prompt.split("\n", 3)[-1][:80]
-        data = json.dumps(
-            {
-                "choices": [{"message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _answer(body: dict[str, Any]) -> dict[str, Any]:
+    prompt = body["messages"][-1]["content"]
+    # One scripted question is taken over by a planted instruction; the others say
+    # what the first context passage says.
+    if "fiscal year 2023" in prompt.rsplit("Question: ", 1)[-1]:
+        text = f"{INJECTION_CANARY}"
+    else:
+        text = "The answer is in the context: " + prompt.split("\n", 3)[-1][:80]
+    return {"content": text, "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
 
 
 def test_answers_check_the_canary_in_every_answer_and_history_is_not_resent(
@@ -285,20 +268,13 @@ def test_answers_check_the_canary_in_every_answer_and_history_is_not_resent(
 ) -> None:
     manifest, cache = corpus
     monkeypatch.setenv("GAIA_EVAL_CACHE", str(cache))
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    srv.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        spec = f"openai:http://127.0.0.1:{srv.server_address[1]}/v1#scripted"
+    model = FakeLLM(answer=_answer)
+    with serve_model(model) as url:
         out = tmp_path / "run"
         rc = _full(
-            manifest, out, "--model", spec, "--datasets", "repo_docs,financebench", "--no-scale"
-        )
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join()
+            manifest, out, "--model", f"openai:{url}/v1#scripted",
+            "--datasets", "repo_docs,financebench", "--no-scale",
+        )  # fmt: skip
     assert rc == 0
     env = _load(out)
     summary = RagSummary.model_validate(env.summary)
@@ -309,6 +285,6 @@ def test_answers_check_the_canary_in_every_answer_and_history_is_not_resent(
     assert leak.details["second_messages"] == 2
     assert "hard/prompt_injection" in results
     # Every scored question was sent as a fresh two-message conversation.
-    assert all(len(r["messages"]) == 2 for r in srv.requests)  # type: ignore[attr-defined]
+    assert all(len(r["messages"]) == 2 for r in model.requests)
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "canary" in report.lower()

@@ -5,16 +5,14 @@ stopping the run with its error, and the gate refusing VLM-on against VLM-off.""
 from __future__ import annotations
 
 import base64
-import json
 import struct
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from retrieval_rag_data import QUESTIONS, write_dataset
+from tasks_fakes import FakeLLM, serve
 
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
@@ -42,46 +40,35 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return width, height
 
 
-class _Vision(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        srv: Any = self.server
+class _Vision(FakeLLM):
+    """A vision model: `reads` (the probe by its size, any other image as the scanned
+    page), `blind` (describes a white rectangle) or `down` (HTTP 500). Records the size of
+    every image it was sent."""
+
+    def __init__(self) -> None:
+        super().__init__(answer=self._reply)
+        self.mode = "reads"
+        self.images: list[tuple[int, int]] = []
+        self.spec = ""
+
+    def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
         parts = body["messages"][0]["content"]
         url = next(p["image_url"]["url"] for p in parts if p["type"] == "image_url")
-        png = base64.b64decode(url.removeprefix("data:image/png;base64,"))
-        size = _png_size(png)
-        srv.images.append(size)
-        if srv.mode == "down":
-            self.send_error(500, "vision backend crashed")
-            return
-        if srv.mode == "blind":
-            text = "A white rectangle."
-        else:  # reads: the probe by its size, any other image as the scanned page
-            text = PROBE_TEXT if size == PROBE_SIZE else SCAN_TEXT
-        data = json.dumps({"choices": [{"message": {"content": text}}]}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        size = _png_size(base64.b64decode(url.removeprefix("data:image/png;base64,")))
+        self.images.append(size)
+        if self.mode == "down":
+            return {"status": 500, "body": {"error": {"message": "vision backend crashed"}}}
+        if self.mode == "blind":
+            return {"content": "A white rectangle."}
+        return {"content": PROBE_TEXT if size == PROBE_SIZE else SCAN_TEXT}
 
 
 @pytest.fixture
-def vision() -> Iterator[Any]:
-    srv: Any = ThreadingHTTPServer(("127.0.0.1", 0), _Vision)
-    srv.mode, srv.images = "reads", []
-    srv.spec = f"openai:http://127.0.0.1:{srv.server_address[1]}/v1#vision"
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join()
+def vision() -> Iterator[_Vision]:
+    fake = _Vision()
+    with serve(fake) as url:
+        fake.spec = f"openai:{url}/v1#vision"
+        yield fake
 
 
 def _dataset(tmp_path: Path) -> Path:
@@ -93,7 +80,7 @@ def _dataset(tmp_path: Path) -> Path:
     )
 
 
-def test_the_probe_image_is_a_480x120_png_a_reader_reads(vision: Any) -> None:
+def test_the_probe_image_is_a_480x120_png_a_reader_reads(vision: _Vision) -> None:
     assert _png_size(probe_image()) == PROBE_SIZE
     assert "4271" in VisionModel(vision.spec).probe()
     vision.mode = "blind"
@@ -102,7 +89,7 @@ def test_the_probe_image_is_a_480x120_png_a_reader_reads(vision: Any) -> None:
 
 
 def test_a_scan_is_read_by_the_vlm_and_found(
-    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, vision: _Vision, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     ds = _dataset(tmp_path)
@@ -148,7 +135,7 @@ def test_a_scan_is_read_by_the_vlm_and_found(
 @pytest.mark.parametrize("mode", ["down", "blind"])
 def test_a_failing_vlm_stops_the_run_with_its_error(
     tmp_path: Path,
-    vision: Any,
+    vision: _Vision,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     mode: str,
@@ -174,7 +161,7 @@ def test_vlm_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     assert "OpenAI-compatible" in capsys.readouterr().err
 
 
-def test_scanned_pdf_with_the_vlm_on_is_read_and_measured(tmp_path: Path, vision: Any) -> None:
+def test_scanned_pdf_with_the_vlm_on_is_read_and_measured(tmp_path: Path, vision: _Vision) -> None:
     from retrieval_rag_data import text_pdf
 
     from gaia_eval.retrieval.dataset import load_dataset
