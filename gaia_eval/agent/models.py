@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,18 +20,7 @@ Status = Literal[
     "NOT_RUN",
     "SKIPPED_NO_DOCUMENT",
 ]
-STATUSES: tuple[Status, ...] = (
-    "PASS",
-    "FAIL",
-    "BLOCKED",
-    "INFRA_ERROR",
-    "SETUP_ERROR",
-    "TIMEOUT",
-    "BUDGET_EXCEEDED",
-    "ERRORED",
-    "NOT_RUN",
-    "SKIPPED_NO_DOCUMENT",
-)
+STATUSES: tuple[Status, ...] = get_args(Status)  # in the order above (reports list them so)
 JUDGED: tuple[Status, ...] = ("PASS", "FAIL", "BLOCKED")
 Blame = Literal["agent", "driver", "environment"]
 DIMENSIONS: dict[str, float] = {
