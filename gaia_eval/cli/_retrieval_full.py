@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gaia_eval.cli._runflags import positive_int
 from gaia_eval.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -34,17 +35,6 @@ def _tiers(text: str) -> tuple[int, ...]:
         msg = f"--scale-tiers {text!r}: give positive document counts such as 10,100,1000"
         raise argparse.ArgumentTypeError(msg)
     return tiers
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        msg = f"{text!r}: give a whole number of at least 1"
-        raise argparse.ArgumentTypeError(msg)
-    return n
 
 
 def add_full_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,7 +70,7 @@ def add_full_arguments(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--financebench-docs",
-        type=_positive,
+        type=positive_int,
         metavar="N",
         help="only the first N FinanceBench filings by name (and their questions)",
     )
@@ -93,7 +83,7 @@ def add_full_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--no-scale", action="store_true", help="skip the scale tiers")
     g.add_argument(
         "--ann-from",
-        type=_positive,
+        type=positive_int,
         default=None,
         metavar="N",
         help="from tiers of N documents on, also try IVF and HNSW indexes against the flat "

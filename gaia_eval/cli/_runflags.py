@@ -40,6 +40,19 @@ def finite(text: str) -> float:
     return value
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError as err:
+        msg = f"expected a whole number >= 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from err
+    if value < 1:
+        msg = f"expected a whole number >= 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def non_negative(text: str) -> float:
     value = finite(text)
     if value < 0:

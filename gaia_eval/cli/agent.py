@@ -16,20 +16,12 @@ NAME = "agent"
 HELP = "Agent scenarios: a driver model plays a persona turn by turn and judges each turn."
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        msg = f"expected an integer >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
 def _ids(text: str | None) -> tuple[str, ...]:
     return tuple(x.strip() for x in (text or "").split(",") if x.strip())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from gaia_eval.cli._runflags import add_run_flags, non_negative
+    from gaia_eval.cli._runflags import add_run_flags, non_negative, positive_int
 
     g = parser.add_argument_group("scenarios")
     g.add_argument(
@@ -59,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "pipeline for local, tools otherwise",
     )
     a.add_argument("--embedder", default="hash", help="reference agent embedder (default hash)")
-    a.add_argument("--max-tokens", type=_positive, default=256, help="agent reply cap (256)")
+    a.add_argument("--max-tokens", type=positive_int, default=256, help="agent reply cap (256)")
     a.add_argument("--driver-model", default="local", help="driver spec (default local)")
     a.add_argument("--price", help="driver price IN,OUT in USD per million tokens")
     a.add_argument(
@@ -68,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="discard (INFRA_ERROR) any scenario whose replies name another model",
     )
     r = parser.add_argument_group("limits and repeats")
-    r.add_argument("--repeats", type=_positive, default=1, help="run every scenario K times")
+    r.add_argument("--repeats", type=positive_int, default=1, help="run every scenario K times")
     r.add_argument(
         "--budget", type=non_negative, default=2.0, help="driver USD per scenario (2.00)"
     )

@@ -5,18 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli._runflags import add_run_flags, finite
+from gaia_eval.cli._runflags import add_run_flags, finite, positive_int
 
 NAME = "sessions"
 HELP = "Score an agent against your recorded Claude Code sessions (replay + judge)."
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        msg = f"expected an integer >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -40,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--claude-dir", type=Path, help="Claude Code projects folder (default ~/.claude/projects)"
     )
     g.add_argument("--project", help="only the sessions of this project folder")
-    g.add_argument("--limit", type=_positive, default=10, help="how many cases (default 10)")
+    g.add_argument("--limit", type=positive_int, default=10, help="how many cases (default 10)")
     g.add_argument("--focus", help="only cases with this tag (code, repo, explain, search, docs)")
     g.add_argument(
         "--dataset-only", action="store_true", help="write dataset.json and stop (no agent, judge)"
@@ -62,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a.add_argument(
         "--judge-model", help="judge model spec (anthropic:, openai:, claude-code:, local)"
     )
-    a.add_argument("--repeats", type=_positive, default=1, help="run and judge every case K times")
+    a.add_argument(
+        "--repeats", type=positive_int, default=1, help="run and judge every case K times"
+    )
     a.add_argument(
         "--run-timeout", type=_seconds, default=900.0, help="wall-clock cap per case in s (900)"
     )
