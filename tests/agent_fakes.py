@@ -12,8 +12,10 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from loopback import running, url_of
 
 AGENT = "agent-m"
 DRIVER = "driver-m"
@@ -213,13 +215,5 @@ def serve(world: World) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with running(Handler) as server:
+        yield f"{url_of(server)}/v1"

@@ -8,13 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from loopback import running, url_of
 
 
 @dataclass
@@ -71,18 +72,9 @@ def serve(files: dict[str, bytes]) -> Iterator[FileServer]:
                 return
             self.wfile.write(chunk)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
+    with running(Handler) as server:
+        state.base = url_of(server)
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 def manifest_for(

@@ -7,8 +7,10 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from loopback import running, url_of
 
 Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -103,15 +105,8 @@ def serve(fake: FakeLLM) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with running(Handler) as server:
+        yield url_of(server)
 
 
 def closed_port_url() -> str:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from loopback import running, url_of
 
 from gaia_eval.cli.main import main
 from gaia_eval.code_retrieval import offline_repo
@@ -246,12 +246,8 @@ class _Rows(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def rows_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Rows)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with running(_Rows) as server:
+        yield url_of(server)
 
 
 def _page(start: int, n: int, total: int) -> bytes:

@@ -7,14 +7,14 @@ import dataclasses
 import importlib.util
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from loopback import running
 
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.embed import describe, from_spec
@@ -161,14 +161,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[Any]:
-    srv: Any = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    srv.seen = []
-    srv.mode = "ok"
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with running(_Handler) as srv:
+        srv.seen = []  # type: ignore[attr-defined]
+        srv.mode = "ok"  # type: ignore[attr-defined]
+        yield srv
 
 
 def _base(srv: Any) -> str:

@@ -11,11 +11,12 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 import pytest
+from loopback import running, url_of
 
 from gaia_eval.tasks import gateway as gw
 from gaia_eval.tasks.gateway_usage import UsageReader
@@ -51,15 +52,8 @@ def fake_upstream(script: Script) -> Iterator[tuple[Upstream, str]]:
             up.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
             up.script(self, body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-    server.daemon_threads = True
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield up, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(H) as server:
+        yield up, url_of(server)
 
 
 def _send_json(h: BaseHTTPRequestHandler, status: int, data: object) -> None:

@@ -5,16 +5,16 @@ account lock, the metered cost in the reports; cost labels in every cell."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback import running, url_of
 from tasks_run_helpers import envelope
 
 from gaia_eval.cli.main import main
@@ -64,14 +64,8 @@ def fake_billing(billing: Billing) -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(H) as server:
+        yield url_of(server)
 
 
 def _replay(tmp_path: Path) -> Path:

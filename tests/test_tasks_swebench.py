@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from loopback import running, url_of
 from swebench_fixtures import cache_row, git, make_repo, row
 
 from gaia_eval.cli.main import main
@@ -66,14 +66,8 @@ def _serve(rows: list[dict[str, Any]], seen: list[str]) -> Iterator[str]:
         def log_message(self, *a: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(Handler) as server:
+        yield url_of(server)
 
 
 def test_rows_come_from_the_dataset_api_and_are_cached(
