@@ -14,7 +14,6 @@ import socket
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 PROBE_TIMEOUT_S = 3.0
@@ -76,6 +75,8 @@ def down(endpoints: Sequence[Endpoint], timeout_s: float = PROBE_TIMEOUT_S) -> l
         proxied[e.url] = proxied.get(e.url, False) or e.proxied
     if not by_url:
         return []
+    from concurrent.futures import ThreadPoolExecutor  # only when there is something to dial
+
     probes = [Endpoint(" and ".join(w), url, proxied[url]) for url, w in by_url.items()]
     with ThreadPoolExecutor(max_workers=min(8, len(probes))) as pool:
         causes = list(pool.map(lambda e: unreachable(e, timeout_s), probes))
