@@ -29,7 +29,14 @@ from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.fence import FenceExtra
 from gaia_eval.tasks.isolation import toolchain_dir
 from gaia_eval.tasks.models import TaskResult
-from gaia_eval.tasks.swebench_data import PILOT, all_ids, cache_dir, load_rows, sample
+from gaia_eval.tasks.swebench_data import (
+    PILOT,
+    all_ids,
+    cache_dir,
+    check_id,
+    load_rows,
+    sample,
+)
 from gaia_eval.tasks.workspace import IGNORED, Workspace
 
 MAX_STEPS = 120
@@ -63,6 +70,25 @@ class SwebenchOptions:
 # ---- building the suite -------------------------------------------------------------------
 
 
+SUBSET_PREFIX = "subset:"
+
+
+def subset_ids(name: str) -> list[str]:
+    """The instances of a named subset (`--instances subset:smoke`), from the shipped
+    swebench_subsets.json the CI lanes name."""
+    from importlib import resources
+
+    path = resources.files("gaia_eval.tasks") / "data" / "swebench_subsets.json"
+    subsets = read_json(Path(str(path)))["subsets"]
+    if name not in subsets:
+        msg = (
+            f"--instances subset:{name}: no such subset in {path.name} "
+            f"(known: {', '.join(sorted(subsets))})"
+        )
+        raise InvalidInputError(msg)
+    return [check_id(i, f"{path.name} subset {name}") for i in subsets[name]["instances"]]
+
+
 def select_ids(instances: str | None, n: int | None, seed: int, work_root: Path) -> list[str]:
     """--instances a,b, or --sample N --seed S, or the pilot."""
     if instances and n is not None:
@@ -70,6 +96,8 @@ def select_ids(instances: str | None, n: int | None, seed: int, work_root: Path)
         raise InvalidInputError(msg)
     if n is not None:
         return sample(all_ids(work_root), n, seed)
+    if instances and instances.startswith(SUBSET_PREFIX):
+        return subset_ids(instances.removeprefix(SUBSET_PREFIX))
     if instances:
         ids = [i.strip() for i in instances.split(",") if i.strip()]
         if not ids:
