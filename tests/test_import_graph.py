@@ -235,7 +235,9 @@ def test_the_suites_are_the_registered_targets() -> None:
         (("gaia_eval.newpkg.x", "gaia_eval.core.y", ()), "package not in a layer"),
     ],
 )
-def test_the_layer_check_finds_a_violation(edge: tuple[str, str, tuple[str, ...]], why: str) -> None:
+def test_the_layer_check_finds_a_violation(
+    edge: tuple[str, str, tuple[str, ...]], why: str
+) -> None:
     table = {**BASE_LAYERS, "tasks": SUITE_LAYER, "code_bench": SUITE_LAYER}
     assert layer_violations([edge], table) == [f"{edge[0]} -> {edge[1]}: {why}"]
 

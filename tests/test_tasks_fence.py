@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from tasks_run_helpers import config, run
 
+from gaia_eval.agents import fence
+from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.cli.main import main
-from gaia_eval.tasks import fence
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.models import Transcript
 
 ANSWER = "THE-PLANTED-ANSWER-4711"

@@ -72,7 +72,8 @@ def select(
     ids = setting(args, "tasks")
     wanted = [t.strip() for t in ids.split(",") if t.strip()] if ids else None
     if suite == "swebench":
-        from gaia_eval.tasks import checkout, swebench
+        from gaia_eval.agents import checkout
+        from gaia_eval.tasks import swebench
 
         if wanted:
             msg = "--tasks does not apply to --suite swebench: name instances with --instances"
@@ -155,7 +156,8 @@ def rejudge_context(folder: Path, shipped: bool) -> tuple[dict[str, TaskDef], Pa
     work = Path(argv[argv.index("--work-root") + 1]) if "--work-root" in argv[:-1] else None
     tier = env.header.tier
     if tier == "swebench":
-        from gaia_eval.tasks import checkout, swebench
+        from gaia_eval.agents import checkout
+        from gaia_eval.tasks import swebench
 
         ids = list(dict.fromkeys(split_item_id(r.id)[0] for r in env.items))
         tasks = swebench.build_tasks(ids, checkout.shared_work_root(work))

@@ -90,10 +90,10 @@ def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, st
     """(harness, system label, model label) of --harness."""
     import json
 
+    from gaia_eval.agents.harnesses.registry import build_harness
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.sessions.models import SessionDataset
-    from gaia_eval.tasks.harnesses.registry import build_harness
 
     assert isinstance(dataset, SessionDataset)
     name = args.harness

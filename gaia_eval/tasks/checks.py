@@ -10,9 +10,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from gaia_eval.agents.isolation import run_text
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.definitions import Expect, TaskDef
-from gaia_eval.tasks.isolation import run_text
 from gaia_eval.tasks.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.tasks.setups import cache_file_for
 

@@ -169,7 +169,7 @@ def _meter_data(env: Envelope) -> dict[str, Any] | None:
 
 def metered_cost(env: Envelope) -> RunCost | None:
     """The run's cost from the billing meter (`--meter`), once its closing snapshot is in."""
-    from gaia_eval.tasks.meter import MeterRecord
+    from gaia_eval.agents.meter import MeterRecord
 
     data = _meter_data(env)
     if data is None or not data.get("after"):

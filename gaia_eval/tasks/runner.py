@@ -14,20 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from gaia_eval.agents import gateway, ghstub
+from gaia_eval.agents.harnesses.base import Harness
+from gaia_eval.agents.isolation import Completed, agent_env, run_capped
+from gaia_eval.agents.workspace import prepare, touched_files, tree_diff
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.llm.pricing import price
-from gaia_eval.tasks import gateway, ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
 from gaia_eval.tasks.definitions import TaskDef
-from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import Completed, agent_env, run_capped
 from gaia_eval.tasks.models import AgentOutcome, TaskResult, Transcript
-from gaia_eval.tasks.workspace import prepare, touched_files, tree_diff
 
 if TYPE_CHECKING:
-    from gaia_eval.tasks.fence import FencePlan
+    from gaia_eval.agents.fence import FencePlan
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
 TAIL = 4000
@@ -101,7 +101,7 @@ def run_task(
     task_dir.mkdir(parents=True, exist_ok=True)
     # Absolute: the harness child runs in the project folder, so a relative path would
     # point it at a different place than the one the record is read back from.
-    from gaia_eval.tasks.fence import FenceExtra
+    from gaia_eval.agents.fence import FenceExtra
     from gaia_eval.tasks.kinds import kind_for
 
     kind = kind_for(task)
@@ -123,8 +123,8 @@ def run_task(
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
         # The answer keys (task definitions, reference attempts), every results folder,
         # every other task's workdir and cache and this task's baseline are invisible to
-        # the agent (tasks.fence).
-        from gaia_eval.tasks import fence as fence_mod
+        # the agent (agents.fence).
+        from gaia_eval.agents import fence as fence_mod
 
         extra = kind.fence(cfg, task, harness.name) if kind and cfg.fence else FenceExtra()
         fence = (
@@ -188,7 +188,7 @@ def run_task(
 
 @dataclass(frozen=True)
 class Fence:
-    """What the fence hides from an agent (tasks.fence: bubblewrap or sandbox-exec), in
+    """What the fence hides from an agent (agents.fence: bubblewrap or sandbox-exec), in
     order: `hide`, then `expose` (the task's folder, first entry) and `keep_ro` bound back,
     then `rehide`."""
 
@@ -198,7 +198,7 @@ class Fence:
     keep_ro: list[Path] = field(default_factory=list)
 
     def plan(self) -> FencePlan:
-        from gaia_eval.tasks import fence
+        from gaia_eval.agents import fence
 
         return fence.plan(
             task_root=self.expose[0], hide=self.hide, rehide=self.rehide, keep_ro=self.keep_ro
@@ -225,7 +225,7 @@ def run_agent(
     stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
     argv = plan.argv
     if fence is not None:
-        from gaia_eval.tasks.fence import wrap
+        from gaia_eval.agents.fence import wrap
 
         argv = wrap(argv, fence.plan())
     try:

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gaia_eval.tasks.harnesses.base import LaunchPlan
+from gaia_eval.agents.harnesses.base import LaunchPlan
 from gaia_eval.tasks.models import AgentOutcome, ToolCall
 
 RESULT_CAP = 12_000

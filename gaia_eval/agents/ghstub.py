@@ -57,7 +57,7 @@ def install(root: Path, gh: dict[str, Any]) -> Path:
     exe.write_text(
         f"#!{sys.executable}\n"
         "import sys\n"
-        "from gaia_eval.tasks.ghstub import main\n"
+        "from gaia_eval.agents.ghstub import main\n"
         f"sys.exit(main(sys.argv[1:], {str(folder)!r}))\n",
         encoding="utf-8",
     )
