@@ -75,6 +75,7 @@ def test_fence_hides_the_installed_package_under_test(tmp_path: Path) -> None:
     task = tmp_path / "task"
     (task / "project").mkdir(parents=True)
     fp = fence.task_plan(
+        answer_keys=tmp_path / "keys-none",
         task_root=task,
         baseline=None,
         results_dir=tmp_path / "results-none",

@@ -264,13 +264,12 @@ def wrap(argv: list[str], fp: FencePlan, platform: str | None = None) -> list[st
     return bwrap_argv(argv, fp)
 
 
-def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
-    """What every fenced task hides: the answer keys, this run's and every earlier run's
-    results, the run registry, the work root and other runs' temp folders."""
-    from gaia_eval.tasks.definitions import data_dir
-
+def standard_hide(answer_keys: Path, results_dir: Path, work_root: Path) -> list[Path]:
+    """What every fenced task hides: the suite's answer keys (its data folder), this run's
+    and every earlier run's results, the run registry, the work root and other runs' temp
+    folders."""
     return [
-        data_dir(),
+        answer_keys,
         results_dir,
         *earlier_results(),
         registry_path(),
@@ -281,6 +280,7 @@ def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
 
 def task_plan(
     *,
+    answer_keys: Path,
     task_root: Path,
     baseline: Path | None,
     results_dir: Path,
@@ -291,7 +291,7 @@ def task_plan(
     """The standard plan for one task: answer keys, every results folder, every workdir
     and cache, other runs' temp folders and the extra paths hidden; the task's folder and
     toolchain kept; its baseline hidden again."""
-    hide = [*standard_hide(results_dir, work_root), *extra_hide]
+    hide = [*standard_hide(answer_keys, results_dir, work_root), *extra_hide]
     return plan(
         task_root=task_root,
         hide=hide,

@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from gaia_eval.agents import gateway, ghstub
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.agents.isolation import Completed, agent_env, run_capped
-from gaia_eval.agents.workspace import prepare, touched_files, tree_diff
+from gaia_eval.agents.workspace import touched_files, tree_diff
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.llm.pricing import price
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
-from gaia_eval.tasks.definitions import TaskDef
+from gaia_eval.tasks.definitions import TaskDef, data_dir
 from gaia_eval.tasks.models import AgentOutcome, TaskResult, Transcript
+from gaia_eval.tasks.setups import prepare
 
 if TYPE_CHECKING:
     from gaia_eval.agents.fence import FencePlan
@@ -129,7 +130,7 @@ def run_task(
         extra = kind.fence(cfg, task, harness.name) if kind and cfg.fence else FenceExtra()
         fence = (
             Fence(
-                hide=[*fence_mod.standard_hide(results_dir, work_root), *extra.hide],
+                hide=[*fence_mod.standard_hide(data_dir(), results_dir, work_root), *extra.hide],
                 expose=[ws.root],
                 rehide=[ws.baseline],
                 keep_ro=list(extra.keep_ro),
