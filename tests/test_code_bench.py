@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.models import AgentOutcome
 from gaia_eval.agents.workspace import Workspace, copy_project
 from gaia_eval.code_bench import gate, honesty, replays
 from gaia_eval.code_bench.definitions import (
@@ -30,7 +31,6 @@ from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.gate import compare
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.tasks.models import AgentOutcome
 
 TASKS = load_tasks()
 BY_ID = {t.id: t for t in TASKS}

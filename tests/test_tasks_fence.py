@@ -13,8 +13,8 @@ from tasks_run_helpers import config, run
 
 from gaia_eval.agents import fence
 from gaia_eval.agents.harnesses.replay import ReplayHarness
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
-from gaia_eval.tasks.models import Transcript
 
 ANSWER = "THE-PLANTED-ANSWER-4711"
 

@@ -15,12 +15,13 @@ import pytest
 from tasks_fakes import FakeLLM, serve
 
 from gaia_eval.agents import checkout
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results import load_envelope
 from gaia_eval.tasks import therock
 from gaia_eval.tasks.definitions import data_dir, load_tasks, parse_tasks
-from gaia_eval.tasks.models import TaskResult, Transcript
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.therock_demo import build
 from gaia_eval.tasks.therock_pins import check_pins
 

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gaia_eval.agents.isolation import run_text
+from gaia_eval.agents.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.definitions import Expect, TaskDef
-from gaia_eval.tasks.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.tasks.setups import cache_file_for
 
 TESTS_TIMEOUT_S = 240.0

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from gaia_eval.agents import gateway, ghstub
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.agents.isolation import Completed, agent_env, run_capped
+from gaia_eval.agents.models import AgentOutcome, Transcript
 from gaia_eval.agents.workspace import touched_files, tree_diff
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
@@ -24,7 +25,7 @@ from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.llm.pricing import price
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
 from gaia_eval.tasks.definitions import TaskDef, data_dir
-from gaia_eval.tasks.models import AgentOutcome, TaskResult, Transcript
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.setups import prepare
 
 if TYPE_CHECKING:

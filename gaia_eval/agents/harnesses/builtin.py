@@ -9,9 +9,9 @@ from pathlib import Path
 
 from gaia_eval.agents.harnesses.base import LaunchPlan
 from gaia_eval.agents.harnesses.record import read_outcome
+from gaia_eval.agents.models import AgentOutcome
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
-from gaia_eval.tasks.models import AgentOutcome
 
 
 class BuiltinHarness:

@@ -16,7 +16,7 @@ from typing import Any
 
 from gaia_eval.agents.harnesses.base import LaunchPlan
 from gaia_eval.agents.harnesses.record import read_outcome
-from gaia_eval.tasks.models import AgentOutcome
+from gaia_eval.agents.models import AgentOutcome
 
 
 class ReplayHarness:
