@@ -23,6 +23,7 @@ from gaia_eval.agents.checks import EDIT_TOOLS
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.agents.isolation import agent_env
 from gaia_eval.agents.models import AgentOutcome, Transcript
+from gaia_eval.agents.run import Fence, agent_cost, run_agent
 from gaia_eval.agents.workspace import copy_project, tree_diff
 from gaia_eval.code_bench.definitions import CodeTask, data_dir
 from gaia_eval.code_bench.grading import Grade, grade, run_tests, run_untouched
@@ -32,7 +33,6 @@ from gaia_eval.code_bench.testrun import PytestRun, grading_env
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
-from gaia_eval.tasks.runner import Fence, agent_cost, run_agent
 
 DEFAULT_RUN_TIMEOUT_S = 1200.0  # the task timeout (docs/code-bench.md)
 TESTS_TIMEOUT_S = 300.0
