@@ -148,8 +148,9 @@ def cmd_swebench(args: argparse.Namespace) -> int:
 def rejudge_context(folder: Path, shipped: bool) -> tuple[dict[str, TaskDef], Path | None]:
     """For `tasks judge DIR`: the tasks of a repository run that tasks.json lacks (its
     suite file's, or SWE-bench tasks rebuilt from the row cache) and the run's --work-root."""
+    from gaia_eval.core.items import split_item_id
     from gaia_eval.tasks.definitions import data_dir, load_tasks
-    from gaia_eval.tasks.results import load_run, split_item_id
+    from gaia_eval.tasks.results import load_run
 
     env, _ = load_run(folder)
     argv = env.header.run.argv

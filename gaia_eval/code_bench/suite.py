@@ -21,11 +21,11 @@ from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
 from gaia_eval.code_bench.scorecard import results, summarise
 from gaia_eval.code_bench.testrun import grading_env
 from gaia_eval.core.gate import GateRules
+from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
-from gaia_eval.tasks.results import item_dir, item_id, select_tasks
 
 
 def _version(dist: str) -> str | None:

@@ -9,17 +9,16 @@ are the task names; every (task, repeat) is still its own item, resumed and shar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.items import item_id, split_item_id
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo, load_envelope
 from gaia_eval.core.results_io import read_json
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.core.suite import Item
 from gaia_eval.tasks.models import (
     SCORECARD_SCHEMA,
     Judgement,
@@ -31,34 +30,7 @@ from gaia_eval.tasks.models import (
 from gaia_eval.tasks.report import counts
 
 SUITE = "tasks"
-REPEAT = "#r"
 LEGACY_DIGEST = "pre-engine scorecard"
-
-
-def item_id(task_id: str, repeat: int) -> str:
-    return task_id if repeat == 1 else f"{task_id}{REPEAT}{repeat}"
-
-
-def split_item_id(item: str) -> tuple[str, int]:
-    """(task id, repeat) of an item id."""
-    task, sep, n = item.rpartition(REPEAT)
-    if sep and task and n.isdigit():
-        return task, int(n)
-    return item, 1
-
-
-def select_tasks(items: Sequence[Item], only: Sequence[str] | None) -> Sequence[Item]:
-    """The items (every repeat) of the tasks named in `only`; all of them for None."""
-    if only is None:
-        return items
-    wanted = set(only)
-    return [i for i in items if split_item_id(i.id)[0] in wanted]
-
-
-def item_dir(out: Path, item: str) -> Path:
-    """Where an item's transcript and diffs go: `<out>/<task>`, `<out>/r2/<task>`, ..."""
-    task, repeat = split_item_id(item)
-    return out / task if repeat == 1 else out / f"r{repeat}" / task
 
 
 # ---- results of records -----------------------------------------------------------------

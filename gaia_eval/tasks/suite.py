@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
@@ -30,13 +31,7 @@ from gaia_eval.tasks.gate import (
     VERIFIED_SLACK,
 )
 from gaia_eval.tasks.models import TaskResult, TasksSummary
-from gaia_eval.tasks.results import (
-    item_dir,
-    item_id,
-    scorecards,
-    select_tasks,
-    summarise,
-)
+from gaia_eval.tasks.results import scorecards, summarise
 from gaia_eval.tasks.runner import TasksConfig, run_task
 
 

@@ -166,7 +166,7 @@ def grade_upstream(
     label: str,
 ) -> None:
     """Grade one group's repository attempts, one batch per kind, and apply the verdicts."""
-    from gaia_eval.tasks.results import item_dir
+    from gaia_eval.core.items import item_dir
 
     for check in ("diff", "swebench"):
         batch = [a for a in attempts if a.task.check == check]
