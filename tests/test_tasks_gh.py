@@ -13,8 +13,7 @@ from gaia_eval.agents.ghstub import FORBIDDEN, counts
 from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.checks import decide_mechanical, evaluate
 from gaia_eval.tasks.definitions import load_tasks
-from gaia_eval.tasks.runner import TasksConfig, task_env
-from gaia_eval.tasks.setups import prepare
+from gaia_eval.tasks.runner import TasksConfig, prepare, task_env
 
 TASKS = load_tasks()
 

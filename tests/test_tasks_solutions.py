@@ -16,7 +16,8 @@ from gaia_eval.agents.isolation import agent_env
 from gaia_eval.agents.workspace import Workspace, tree_diff
 from gaia_eval.tasks.checks import decide_mechanical, evaluate
 from gaia_eval.tasks.definitions import load_tasks
-from gaia_eval.tasks.setups import cache_file_for, generate_log, git, prepare
+from gaia_eval.tasks.runner import prepare
+from gaia_eval.tasks.setups import cache_file_for, generate_log, git
 
 TASKS = load_tasks()
 ENV = agent_env()

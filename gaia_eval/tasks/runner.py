@@ -8,6 +8,7 @@ resume, shards, the report) is the run loop's (core.runloop).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -19,14 +20,14 @@ from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.agents.isolation import agent_env
 from gaia_eval.agents.models import AgentOutcome, Transcript
 from gaia_eval.agents.run import Fence, agent_cost, run_agent, tail
-from gaia_eval.agents.workspace import touched_files, tree_diff
+from gaia_eval.agents.workspace import Workspace, copy_project, touched_files, tree_diff
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
-from gaia_eval.tasks.definitions import TaskDef, data_dir
+from gaia_eval.tasks.definitions import TaskDef, data_dir, toybox_dir
 from gaia_eval.tasks.models import TaskResult
-from gaia_eval.tasks.setups import prepare
+from gaia_eval.tasks.setups import SETUPS, cache_file_for
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
 TAIL = 4000
@@ -84,6 +85,14 @@ def task_env(root: Path, task: TaskDef) -> dict[str, str]:
     env["GH_PROMPT_DISABLED"] = "1"
     env["GH_NO_UPDATE_NOTIFIER"] = "1"
     return env
+
+
+def prepare(task: TaskDef, work_root: Path, source: Path | None = None) -> Workspace:
+    """Copy the toybox, apply the task's setup, snapshot the result; its cache file goes
+    with the workspace."""
+    setup = SETUPS[task.setup] if task.setup else None
+    ws = copy_project(source or toybox_dir(), work_root, prefix=task.id, setup=setup)
+    return dataclasses.replace(ws, leftovers=(cache_file_for(ws.project),))
 
 
 def run_task(

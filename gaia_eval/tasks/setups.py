@@ -4,7 +4,6 @@ creates the state it promises."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 import subprocess
@@ -12,9 +11,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from gaia_eval.agents.workspace import Workspace, copy_project
 from gaia_eval.core.errors import InfrastructureError
-from gaia_eval.tasks.definitions import TaskDef, toybox_dir
 
 LEGACY_TEST = '''\
 """The output format the old toybox CLI used. Owned by the release team."""
@@ -285,11 +282,3 @@ SETUPS: dict[str, Callable[[Path], None]] = {
     "add_archive_helper": add_archive_helper,
     "add_patch_for_review": add_patch_for_review,
 }
-
-
-def prepare(task: TaskDef, work_root: Path, source: Path | None = None) -> Workspace:
-    """Copy the toybox, apply the task's setup, snapshot the result; its cache file goes
-    with the workspace."""
-    setup = SETUPS[task.setup] if task.setup else None
-    ws = copy_project(source or toybox_dir(), work_root, prefix=task.id, setup=setup)
-    return dataclasses.replace(ws, leftovers=(cache_file_for(ws.project),))
