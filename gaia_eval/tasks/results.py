@@ -258,6 +258,11 @@ def _card(data: Any, source: Path | str) -> Scorecard:
         raise InvalidInputError(msg) from err
 
 
+def describe(data: dict[str, Any]) -> str | None:
+    """A pre-engine scorecard, named in an error when it is not the file asked for."""
+    return "a tasks scorecard" if "tasks" in data and "harness" in data else None
+
+
 def legacy_envelope(data: dict[str, Any]) -> dict[str, Any] | None:
     """suites.toml's converter: a pre-engine scorecard.json document as an envelope."""
     if "tasks" not in data or "harness" not in data or data.get("schema") != SCORECARD_SCHEMA:
