@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia_eval.core.rundir import RESULTS_ROOT
+
 RUNS_FILE = "tasks/runs.txt"
-# Results land here by default (relative to where the run starts); hidden as a whole.
-DEFAULT_RESULTS_ROOT = Path("eval") / "results"
 RESULTS_ENV = ("GAIA_EVAL_TASKS_RESULTS_DIR", "GAIA_BENCH_RESULTS_DIR")
 RUN_TEMP_PREFIX = "gaia-eval-run-"
 
@@ -70,7 +70,7 @@ def earlier_results() -> list[Path]:
     """Every results folder a fenced agent must not see: the recorded run folders that
     still exist, the default results root and the configured ones."""
     out = [Path(p) for p in _registered()]
-    out.append(DEFAULT_RESULTS_ROOT.resolve())
+    out.append(RESULTS_ROOT.resolve())  # every run's default folder, hidden as a whole
     out += [Path(os.environ[k]).resolve() for k in RESULTS_ENV if os.environ.get(k, "").strip()]
     return out
 

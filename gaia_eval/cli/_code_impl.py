@@ -14,7 +14,7 @@ from gaia_eval.cli._runflags import (
     resolve_baseline,
 )
 from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
-from gaia_eval.core.runmeta import timestamp_slug
+from gaia_eval.core.rundir import default_run_dir
 
 if TYPE_CHECKING:
     from gaia_eval.code_bench.runner import CodeConfig
@@ -159,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
 
     cfg, argv = _config(args)
     if args.out is None and args.resume is None:
-        args.out = Path("eval/results") / f"code-{timestamp_slug()}"
+        args.out = default_run_dir("code")
     if args.out is not None:
         argv += ["--out", str(args.out)]
     return run_suite(CodeBenchSuite(cfg), args, argv=argv)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gaia_eval.cli._runflags import RecordedArgv, local_server_for
 from gaia_eval.core.errors import EXIT_GATE_FAILED, InvalidInputError
 from gaia_eval.core.results_io import read_json, write_json, write_text
-from gaia_eval.core.runmeta import timestamp_slug
+from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.tasks.definitions import data_dir, load_tasks
 from gaia_eval.tasks.settings import env, number, required, setting
 
@@ -178,9 +178,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     cfg, argv = _run_config(args, stack)
     if args.out is None and args.resume is None:
         out = env("out")
-        args.out = (
-            Path(out) if out else Path("eval/results") / f"tasks-{cfg.suite}-{timestamp_slug()}"
-        )
+        args.out = Path(out) if out else default_run_dir(f"tasks-{cfg.suite}")
         argv += ["--out", str(args.out)]
     meter = _meter(args, argv, cfg, stack)
     rc = run_suite(TasksSuite(cfg), args, argv=argv)

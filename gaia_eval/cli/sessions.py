@@ -64,10 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _default_out(mode: str) -> Path:
-    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.core.rundir import default_run_dir
 
-    name = "sessions-controls" if mode == "controls" else "sessions"
-    return Path("eval") / "results" / f"{name}-{timestamp_slug()}"
+    return default_run_dir("sessions-controls" if mode == "controls" else "sessions")
 
 
 def run(args: argparse.Namespace) -> int:
