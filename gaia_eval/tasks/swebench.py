@@ -1,7 +1,7 @@
 """The `swebench` suite: SWE-bench Verified instances as tasks, built at run time.
 
 Each task is the instance's issue text plus a fixed paragraph, on a sealed checkout of the
-repository at `base_commit` (tasks.checkout). The agent's only Python is a bare venv (no
+repository at `base_commit` (agents.checkout). The agent's only Python is a bare venv (no
 packages, not even pip) first on PATH, so an installed newer release of the package under
 test, which may hold the fix, cannot be imported. After the agent exits its patch (new
 files included) becomes a row of `<out>/predictions.jsonl`; an empty patch fails at once.
@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.agents import checkout
+from gaia_eval.agents.fence import FenceExtra
+from gaia_eval.agents.isolation import toolchain_dir
+from gaia_eval.agents.workspace import IGNORED, Workspace
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import read_json, write_text
-from gaia_eval.tasks import checkout
 from gaia_eval.tasks.definitions import TaskDef
-from gaia_eval.tasks.fence import FenceExtra
-from gaia_eval.tasks.isolation import toolchain_dir
 from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.swebench_data import (
     PILOT,
@@ -37,7 +38,7 @@ from gaia_eval.tasks.swebench_data import (
     load_rows,
     sample,
 )
-from gaia_eval.tasks.workspace import IGNORED, Workspace
+from gaia_eval.agents.workspace import IGNORED, Workspace
 
 MAX_STEPS = 120
 PARAGRAPH = (
