@@ -237,7 +237,13 @@ def run_code_task(
     if cfg.fence:
         # The answer keys (solutions, hidden tests), the results, the run's scratch space,
         # every other task's workdir and this task's snapshot are invisible to the agent.
-        hide = [data_dir(), results_dir.resolve(), temp.resolve(), work_root.resolve()]
+        from gaia_eval.tasks.fence import standard_hide
+
+        hide = [
+            data_dir(),
+            *standard_hide(results_dir.resolve(), work_root.resolve()),
+            temp.resolve(),
+        ]
         if task.folder.resolve() not in (p.resolve() for p in hide):
             hide.append(task.folder.resolve())
         fence = Fence(hide=hide, expose=[ws.root], rehide=[ws.baseline])

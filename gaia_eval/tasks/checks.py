@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.definitions import Expect, TaskDef
-from gaia_eval.tasks.isolation import run_text
 from gaia_eval.tasks.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.tasks.setups import cache_file_for
 
@@ -60,27 +60,39 @@ def check_unchanged(paths: tuple[str, ...], project: Path, baseline: Path) -> Ch
 
 
 def check_tests(project: Path, env: Mapping[str, str], timeout_s: float) -> CheckRecord:
-    """pytest on tests/, quiet, cache plugin off; non-zero exit fails with the last line."""
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    rc, out, timed_out = run_text(argv, cwd=project, env=env, timeout_s=timeout_s)
-    if timed_out:
+    """pytest on tests/ by the grader (tasks.grader); every collected test must pass (or
+    skip), nothing may fail to collect, nothing of the runner may be patched."""
+    from gaia_eval.tasks import grader
+
+    run = grader.run_pytest(
+        project,
+        ["tests"],
+        env=env,
+        timeout_s=timeout_s,
+        protect=grader.test_files(project, ["tests"]),
+    )
+    if run.timed_out:
         return CheckRecord(kind="tests_pass", passed=False, detail=f"tests ran past {timeout_s}s")
-    return CheckRecord(kind="tests_pass", passed=rc == 0, detail=last_line(out))
+    if run.tampered:
+        return CheckRecord(kind="tests_pass", passed=False, detail=f"tampering: {run.tampered[0]}")
+    detail = run.summary or last_line(run.output)
+    if not run.collected:
+        detail = f"no tests ran ({detail})"
+    return CheckRecord(kind="tests_pass", passed=run.all_passed, detail=detail[:300])
 
 
 def check_probe(probe: str, project: Path, env: Mapping[str, str], timeout_s: float) -> CheckRecord:
-    """Run the probe snippet inside the project; non-zero exit fails with the last line."""
-    with tempfile.TemporaryDirectory(prefix="gaia-probe-") as tmp:
-        script = Path(tmp) / "probe.py"
-        script.write_text(probe + "\n", encoding="utf-8")
-        probe_env = dict(env)
-        probe_env["PYTHONPATH"] = str(project)
-        rc, out, timed_out = run_text(
-            [sys.executable, str(script)], cwd=project, env=probe_env, timeout_s=timeout_s
-        )
+    """Run the probe snippet inside the project by the grader (a fresh `python -I -S`, the
+    project's root first on its path); it passes only when it ran to its end."""
+    from gaia_eval.tasks.grader import run_probe
+
+    probe_env = dict(env)
+    # For the probe's own child processes; the grader's interpreter ignores it.
+    probe_env["PYTHONPATH"] = str(project)
+    passed, out, timed_out = run_probe(probe, project, probe_env, timeout_s)
     if timed_out:
         return CheckRecord(kind="probe", passed=False, detail=f"probe ran past {timeout_s}s")
-    return CheckRecord(kind="probe", passed=rc == 0, detail=last_line(out) if rc else "probe ok")
+    return CheckRecord(kind="probe", passed=passed, detail="probe ok" if passed else last_line(out))
 
 
 def evaluate(
@@ -92,7 +104,13 @@ def evaluate(
     tests_timeout_s: float = TESTS_TIMEOUT_S,
     probe_timeout_s: float = PROBE_TIMEOUT_S,
 ) -> list[CheckRecord]:
-    """The checks in order, stopping at the first failure (its reason is the verdict's)."""
+    """The checks in order, stopping at the first failure (its reason is the verdict's).
+
+    The tests and the probe run on a graded copy (tasks.grader): the project with every
+    runner file (conftest.py, pytest.ini, sitecustomize.py, .pth, ...) put back from the
+    baseline; code outside tests/ that reaches into the runner fails the checks."""
+    from gaia_eval.tasks import grader
+
     records: list[CheckRecord] = []
     # Checks run as CI would, from a cold machine: a cache the agent warmed by running the
     # tests must not make a test pass that fails on a fresh checkout.
@@ -101,12 +119,27 @@ def evaluate(
         records.append(check_unchanged(expect.unchanged, project, baseline))
         if not records[-1].passed:
             return records
-    if expect.tests_pass:
-        records.append(check_tests(project, env, tests_timeout_s))
-        if not records[-1].passed:
+    if not (expect.tests_pass or expect.probe):
+        return records
+    scratch = Path(tempfile.mkdtemp(prefix="gaia-grade-"))
+    copy = scratch / project.name
+    try:
+        grader.copy_tree(project, copy, keep_git=True)
+        grader.put_back_runner_files(copy, baseline)
+        tampered = grader.source_tampering(copy, skip=("tests",))
+        if tampered:
+            kind: Literal["tests_pass", "probe"] = "tests_pass" if expect.tests_pass else "probe"
+            records.append(CheckRecord(kind=kind, passed=False, detail=f"tampering: {tampered[0]}"))
             return records
-    if expect.probe:
-        records.append(check_probe(expect.probe, project, env, probe_timeout_s))
+        if expect.tests_pass:
+            records.append(check_tests(copy, env, tests_timeout_s))
+            if not records[-1].passed:
+                return records
+        if expect.probe:
+            records.append(check_probe(expect.probe, copy, env, probe_timeout_s))
+    finally:
+        cache_file_for(copy).unlink(missing_ok=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return records
 
 

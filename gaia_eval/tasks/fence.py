@@ -149,7 +149,9 @@ def plan(
         if any(_inside(h, k) and h != k for k in keep):
             hidden.remove(h)
             again.append(h)
-    expose = [r for r in root if any(_inside(r, h) for h in hidden)]
+    # The task's folder is always bound back read-write: everything else is read-only
+    # inside bubblewrap (bwrap_argv), hidden or not.
+    expose = root
     return FencePlan(tuple(hidden), tuple(expose), tuple(keep), tuple(dict.fromkeys(again)))
 
 
@@ -172,15 +174,24 @@ def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
     """`argv` inside bubblewrap; the mounts apply in sequence, so order is the plan's."""
     # A pid namespace with its own /proc: otherwise /proc/<host pid>/root is a way around
     # every hidden path (it shows the host's mounts, not the sandbox's).
-    out = [exe, "--dev-bind", "/", "/", "--die-with-parent", "--unshare-pid", "--proc", "/proc"]
+    # Everything read-only (the toolchain, the standard library, $HOME, /etc, the checkout);
+    # the devices as they are; a fresh, private temp folder; then the plan's mounts.
+    tmp = Path(tempfile.gettempdir()).resolve()
+    out = [exe, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--die-with-parent"]
+    out += ["--unshare-pid", "--proc", "/proc", "--tmpfs", str(tmp)]
+    if tmp != Path("/tmp") and Path("/tmp").is_dir():
+        out += ["--tmpfs", "/tmp"]
     for p in fp.hide:
-        out += _cover(p)
-    for p in fp.expose_ro:
+        if not _inside(p, tmp):  # inside the fresh temp folder it is not there anyway
+            out += _cover(p)
+    bound = [*fp.expose_ro, *(r for r in toolchain_roots() if _inside(r, tmp))]
+    for p in dict.fromkeys(bound):
         out += ["--ro-bind", str(p), str(p)]
     for p in fp.expose:
         out += ["--bind", str(p), str(p)]
     for p in fp.rehide:
-        out += _cover(p)
+        if not _inside(p, tmp) or any(_inside(p, b) for b in [*bound, *fp.expose]):
+            out += _cover(p)
     return [*out, "--", *argv]
 
 
@@ -264,6 +275,52 @@ def wrap(argv: list[str], fp: FencePlan, platform: str | None = None) -> list[st
     return bwrap_argv(argv, fp)
 
 
+def package_answers() -> list[Path]:
+    """Every suite's data folder inside the package (task definitions, reference solutions,
+    hidden tests, replays) and its committed baselines."""
+    import gaia_eval
+
+    pkg = Path(gaia_eval.__file__).parent
+    return [p for p in [*sorted(pkg.glob("*/data")), pkg / "baselines"] if p.is_dir()]
+
+
+def checkouts() -> list[Path]:
+    """The git checkout the package runs from (its history holds every answer key), and the
+    one the run started in: hidden as a whole, the toolchain bound back inside it."""
+    import gaia_eval
+
+    out: list[Path] = []
+    for start in (Path(gaia_eval.__file__).resolve().parent, Path.cwd().resolve()):
+        for d in (start, *start.parents):
+            if (d / ".git").exists() and d != Path("/"):
+                out += [d, *_worktrees(d / ".git")]
+                break
+    return list(dict.fromkeys(out))
+
+
+def _worktrees(dot_git: Path) -> list[Path]:
+    """The main checkout and every linked worktree of the repository `dot_git` belongs to
+    (a linked worktree's objects live in the main checkout's .git)."""
+    try:
+        if dot_git.is_file():
+            text = dot_git.read_text(encoding="utf-8").strip()
+            gitdir = (dot_git.parent / text.removeprefix("gitdir:").strip()).resolve()
+            common_file = gitdir / "commondir"
+            common = (
+                (gitdir / common_file.read_text(encoding="utf-8").strip()).resolve()
+                if common_file.is_file()
+                else gitdir
+            )
+        else:
+            common = dot_git.resolve()
+        out = [common.parent if common.name == ".git" else common]
+        for link in sorted((common / "worktrees").glob("*/gitdir")):
+            out.append(Path(link.read_text(encoding="utf-8").strip()).parent)
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [p for p in out if p.is_absolute()]
+
+
 def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
     """What every fenced task hides: the answer keys, this run's and every earlier run's
     results, the run registry, the work root and other runs' temp folders."""
@@ -271,6 +328,8 @@ def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
 
     return [
         data_dir(),
+        *package_answers(),
+        *checkouts(),
         results_dir,
         *earlier_results(),
         registry_path(),
