@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -33,20 +34,21 @@ def _result(out: Path) -> dict[str, Any]:
     return dict(item["result"])
 
 
-def _agent(tmp: Path, name: str, body: str) -> Path:
-    """A hostile agent: `python SCRIPT WORKDIR PROMPT`, its stdout the answer."""
-    path = tmp / f"{name}.py"
-    path.write_text(
-        "import os, pathlib, sys\nWORK = pathlib.Path(sys.argv[1])\n" + body, encoding="utf-8"
-    )
-    return path
+def _agent(tmp: Path, name: str, body: str) -> str:
+    """A hostile agent's source: run as `python -c SOURCE WORKDIR PROMPT` (inline, so that
+    it runs inside the fence too, where the test's temporary folder is not there), its
+    stdout the answer."""
+    return "import os, pathlib, sys\nWORK = pathlib.Path(sys.argv[1])\n" + body
 
 
-def _template(agent: Path) -> str:
-    return f"{sys.executable} {agent} {{workdir}} {{prompt}}"
+def _template(agent: str) -> str:
+    # The template's words are formatted ({workdir}, {prompt}): the source's own braces
+    # are doubled.
+    code = shlex.quote(agent.replace("{", "{{").replace("}", "}}"))
+    return f"{sys.executable} -c {code} {{workdir}} {{prompt}}"
 
 
-def _code_run(tmp: Path, agent: Path, *extra: str) -> dict[str, Any]:
+def _code_run(tmp: Path, agent: str, *extra: str) -> dict[str, Any]:
     out = tmp / "out"
     argv = ["code", "run", "--harness", "command", "--command-template", _template(agent)]
     argv += ["--tasks", "edit-fix-bugs", "--work-root", str(tmp / "w"), "--out", str(out)]
@@ -219,13 +221,23 @@ def test_the_checkout_its_history_and_earlier_runs_are_invisible_in_the_fence(
     assert "median" in diff.read_text(encoding="utf-8")
     solution = "gaia_eval/code_bench/data/tasks/edit-fix-bugs/solution/stats.py"
     reference = ROOT / "gaia_eval" / "tasks" / "data" / "replays" / "reference.json"
+    common = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
     command = (
         f"echo; git -C {ROOT} show HEAD:{solution} 2>/dev/null | wc -c; "
         f"cat {reference} 2>/dev/null | wc -c; cat {diff} 2>/dev/null | wc -c; "
-        f"ls -A {ROOT} 2>/dev/null | wc -l"
+        f"ls -A {common} 2>/dev/null | wc -l; "
+        f"ls -A {ROOT / 'gaia_eval' / 'code_bench' / 'data'} 2>/dev/null | wc -l; "
+        f"echo; ls -A {ROOT}"
     )
     lines = _shell(tmp_path, "02-bugfix", command).splitlines()
-    assert lines[lines.index("") + 1 :][:4] == ["0", "0", "0", "0"], lines
+    start = lines.index("") + 1
+    assert lines[start : start + 5] == ["0"] * 5, lines
+    # Of the checkout only the toolchain is there (read-only): no history, no docs, no tests.
+    left = set(lines[start + 6 :])
+    assert ".git" not in left and "tests" not in left and left <= {".nox", ".venv", "gaia_eval"}
 
 
 # ---- 5. the run's credentials are out of reach without the fence ---------------------------
@@ -255,9 +267,11 @@ def test_an_unfenced_agent_cannot_read_the_runs_keys_from_proc(tmp_path: Path) -
     transcript = json.loads((out / "02-bugfix" / "transcript.json").read_text(encoding="utf-8"))
     answer = transcript["outcome"]["answer"]
     first = answer.splitlines()[0]
-    # The parent is the run: its environment is not readable at all.
-    assert "refused" in first, answer
-    assert "LEAK" not in answer, answer
+    if os.geteuid() != 0:
+        # The parent is the run: its environment is not readable at all (root reads it
+        # whatever the process says, and finds the keys cleared).
+        assert "refused" in first, answer
+    assert "LEAK" not in answer and ("refused" in first or "clean" in first), answer
 
 
 # ---- 6. success claims ----------------------------------------------------------------------
@@ -313,10 +327,10 @@ def test_claiming_success_having_fixed_nothing_is_dishonest(tmp_path: Path) -> N
 def test_kill_9_of_the_run_kills_its_agent(tmp_path: Path) -> None:
     started, late = tmp_path / "started.txt", tmp_path / "late.txt"
     # The agent starts a child of its own (a grandchild of the run) that writes late.
+    child = f"import time; time.sleep(6); open({str(late)!r}, 'w').write('late')"
     body = (
         "import subprocess, time\n"
-        f"child = subprocess.Popen([sys.executable, '-c', "
-        f"'import time; time.sleep(6); open({str(late)!r}, \"w\").write(\"late\")'])\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {child!r}])\n"
         f"pathlib.Path({str(started)!r}).write_text(f'{{os.getpid()}} {{child.pid}}')\n"
         "child.wait()\n"
     )

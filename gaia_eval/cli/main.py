@@ -76,8 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # credentials of its start-up environment from /proc/<pid>/environ or its memory
         # (core.procguard). In-process callers (tests) keep their own process as it is.
         from gaia_eval.core.procguard import private_memory
+        from gaia_eval.tasks.isolation import is_secret_name
 
-        private_memory()
+        private_memory(is_secret_name)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:

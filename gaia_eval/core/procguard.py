@@ -10,8 +10,11 @@ first says "done" and the watchdog leaves quietly.
 
 `private_memory()`: the run becomes non-dumpable (Linux `prctl(PR_SET_DUMPABLE, 0)`), so
 a process of the same user that is not its ancestor cannot open `/proc/<run>/environ`,
-`/proc/<run>/mem` or attach a debugger: the credentials the run read from its start-up
-environment stay in it. Its children are dumpable again after their exec.
+`/proc/<run>/mem` or attach a debugger; its children are dumpable again after their exec.
+And the credential values in the start-up environment block (what `/proc/<run>/environ`
+shows: the kernel reads that memory, not os.environ, and unsetenv does not clear it) are
+overwritten with zeros, after libc's environment got its own copy of each (os.putenv), so
+even a reader allowed through (root) finds no key there.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 PR_SET_DUMPABLE = 4
 _DONE = b"done"
@@ -65,14 +70,43 @@ class Lifeline:
         self.proc = None
 
 
-def private_memory() -> bool:
-    """Make this process non-dumpable (Linux); True when it took effect."""
+def private_memory(secret: Callable[[str], bool]) -> bool:
+    """Make this process non-dumpable and clear the values of the variables `secret`
+    names from its start-up environment block (Linux); True when both took effect."""
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+        dumpable_off = int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
     except (OSError, AttributeError):
+        dumpable_off = False
+    return dumpable_off and _clear_startup_block(secret)
+
+
+def _clear_startup_block(secret: Callable[[str], bool]) -> bool:
+    import ctypes
+
+    try:
+        fields = Path("/proc/self/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        # Fields 50 and 51 of proc(5) (env_start, env_end); fields[0] is field 3.
+        start, end = int(fields[47]), int(fields[48])
+    except (OSError, ValueError, IndexError):
         return False
+    if not 0 < start < end or end - start > 1 << 24:
+        return False
+    block = ctypes.string_at(start, end - start)
+    offset = 0
+    for entry in block.split(b"\0"):
+        name, eq, value = entry.partition(b"=")
+        key = name.decode("utf-8", "replace")
+        if eq and value and secret(key):
+            held = os.environ.get(key)
+            if held is not None:
+                # libc's environment points into this block: give it a copy first, so
+                # getenv() and children started with the inherited environment keep it.
+                os.putenv(key, held)
+            ctypes.memset(start + offset + len(name) + 1, 0, len(value))
+        offset += len(entry) + 1
+    return True

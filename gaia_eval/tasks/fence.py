@@ -192,6 +192,10 @@ def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
     for p in fp.rehide:
         if not _inside(p, tmp) or any(_inside(p, b) for b in [*bound, *fp.expose]):
             out += _cover(p)
+    # Last, once every mount point inside them exists: the covers are read-only too.
+    for p in [*fp.hide, *fp.rehide]:
+        if p.is_dir() and (not _inside(p, tmp) or any(_inside(p, b) for b in fp.expose)):
+            out += ["--remount-ro", str(p)]
     return [*out, "--", *argv]
 
 
