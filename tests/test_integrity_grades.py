@@ -95,13 +95,20 @@ REACH = {
 }
 
 
+WEAK = ROOT / "gaia_eval" / "code_bench" / "data" / "tasks" / "edit-fix-bugs" / "weak" / "stats.py"
+
+
 @pytest.mark.parametrize("how", sorted(REACH))
 def test_code_that_patches_the_runner_is_tampered_never_solved(tmp_path: Path, how: str) -> None:
     plant = json.dumps(REACH[how])
+    # The hidden tests' rewrite rides on the weak solution (it passes the visible tests
+    # only): without the rewrite it is solved, never solved with the hidden tests.
+    base = json.dumps(WEAK.read_text(encoding="utf-8")) if how == "rewrite-hidden" else None
+    source = base or "p.read_text()"
     agent = _agent(
         tmp_path,
         "forge",
-        f"p = WORK / 'stats.py'\np.write_text({plant} + p.read_text())\nprint('All tests pass.')\n",
+        f"p = WORK / 'stats.py'\np.write_text({plant} + {source})\nprint('All tests pass.')\n",
     )
     res = _code_run(tmp_path, agent)
     assert not res["solved"] and not res["solved_plus"], res["why"]
