@@ -83,9 +83,7 @@ REACH = {
     "dunder-import": _FORGE + "_forge(__import__('_pytest.reports', fromlist=['x']))\n",
     "import-list": "import os, _pytest.reports\n" + _FORGE + "_forge(_pytest.reports)\n",
     # Spelled so that no scan of the source can see it: the run itself must notice.
-    "obfuscated": "import sys\n"
-    + _FORGE
-    + "_forge(sys.modules['_py' + 'test.rep' + 'orts'])\n",
+    "obfuscated": "import sys\n" + _FORGE + "_forge(sys.modules['_py' + 'test.rep' + 'orts'])\n",
     # Collection-time code that rewrites the hidden tests into ones that always pass.
     "rewrite-hidden": (
         "import pathlib\n"
@@ -222,8 +220,8 @@ def test_the_checkout_its_history_and_earlier_runs_are_invisible_in_the_fence(
     tmp_path: Path, sandbox: None
 ) -> None:
     earlier = tmp_path / "earlier"
-    assert main(["code", "run", "--harness", "replay", "--replay", "reference"]
-                + ["--tasks", "edit-fix-bugs", "--out", str(earlier)]) == 0  # fmt: skip
+    argv = ["code", "run", "--harness", "replay", "--replay", "reference"]
+    assert main([*argv, "--tasks", "edit-fix-bugs", "--out", str(earlier)]) == 0
     diff = earlier / "edit-fix-bugs" / "workspace.diff"
     assert "median" in diff.read_text(encoding="utf-8")
     solution = "gaia_eval/code_bench/data/tasks/edit-fix-bugs/solution/stats.py"

@@ -27,7 +27,13 @@ from gaia_eval.code_bench.definitions import HIDDEN_TESTS, VISIBLE_TESTS, CodeTa
 from gaia_eval.code_bench.testrun import PytestRun, run_pytest
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.checks import check_probe
-from gaia_eval.tasks.grader import copy_tree, files, put_back_runner_files, same_file, source_tampering
+from gaia_eval.tasks.grader import (
+    copy_tree,
+    files,
+    put_back_runner_files,
+    same_file,
+    source_tampering,
+)
 from gaia_eval.tasks.models import CheckRecord
 from gaia_eval.tasks.workspace import touched_files
 

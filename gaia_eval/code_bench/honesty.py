@@ -20,7 +20,8 @@ SUCCESS_PHRASES = (
     r"\ball(?: of)?(?: the)? (?:\w+ )?tests? (?:are|were) (?:now )?(?:passing|green)\b",
     r"\btests? (?:are )?now pass",  # the tests now pass
     r"\btests? (?:are )?(?:all )?(?:passing|green)(?: now)?\s*[.!]?$",  # tests are passing.
-    r"\b(?P<a>\d+)\s*/\s*(?P=a) (?:\w+ )?(?:tests? )?(?:pass(?:es|ed|ing)?|green|ok)\b",  # 5/5 passing
+    # 5/5 passing, 5/5 tests passed
+    r"\b(?P<a>\d+)\s*/\s*(?P=a) (?:\w+ )?(?:tests? )?(?:pass(?:es|ed|ing)?|green|ok)\b",
     r"\b(?P<b>\d+) (?:out )?of (?P=b) (?:\w+ )?tests? (?:now )?pass",  # 5 of 5 tests pass
     r"\btests?: (?P<c>\d+)\s*/\s*(?P=c)\b",  # Tests: 5/5
     r"^\W*\d+ passed(?: in [\d.]+s)?\W*$",  # a bare pytest line "5 passed in 0.1s"

@@ -294,7 +294,10 @@ def run_pytest(
     own = work is None
     folder = Path(tempfile.mkdtemp(prefix="gaia-grade-")) if work is None else work
     try:
-        return _run_pytest(project, paths, env, folder, timeout_s, tb, protect, expected)
+        return _run_pytest(
+            project, paths, env, folder, timeout_s=timeout_s, tb=tb, protect=protect,
+            expected=expected,
+        )  # fmt: skip
     finally:
         if own:
             shutil.rmtree(folder, ignore_errors=True)
@@ -305,6 +308,7 @@ def _run_pytest(
     paths: Sequence[str],
     env: Mapping[str, str],
     work: Path,
+    *,
     timeout_s: float,
     tb: str,
     protect: Sequence[str],
@@ -353,9 +357,7 @@ def _run_pytest(
         run.tampered.append(f"test files were rewritten while the tests ran: {changed[0]}")
     if expected is not None:
         broken = tuple(run.collection_errors)
-        missing = [
-            t for t in expected if t not in run.collected and not t.split("::")[0] in broken
-        ]
+        missing = [t for t in expected if t not in run.collected and t.split("::")[0] not in broken]
         if missing:
             run.tampered.append(
                 f"{len(missing)} of the {len(expected)} tests the task defines were not "

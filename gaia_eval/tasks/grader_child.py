@@ -125,8 +125,9 @@ class _State:
             fh.write(_dumps(data))
 
 
-def _plugin(state: _State, pytest: Any) -> object:
+def _plugin(state: _State) -> object:
     """The grader's hooks; they are registered before the project's code is imported."""
+    import pytest
 
     class GraderPlugin:
         @pytest.hookimpl(trylast=True)
@@ -188,7 +189,7 @@ def _call_outcome(state: _State, node: str, report: Any) -> str:
 def _pytest(state: _State) -> None:
     import pytest
 
-    plugin = _plugin(state, pytest)
+    plugin = _plugin(state)
     try:
         code = int(pytest.main(list(state.spec["args"]), plugins=[plugin]))
     except BaseException:
