@@ -4,12 +4,15 @@ What is hidden: the task definitions and reference attempts (the package's data 
 every earlier tasks run folder this machine recorded (wherever its `--out` was), the
 default and configured results roots, the whole work root (every other task's workdir, the
 SWE-bench cache with its gold patches, the bare-repo cache), the temp folders of other runs,
-this task's baseline, and any extra paths the task adds (on SWE-bench, the installed copy
-of the package under test). What stays: the task's own folder (read-write) and the
-toolchain (read-only), bound back inside whatever hid them.
+this task's baseline, the git checkout gaia_eval runs from (with its common git folder and
+every worktree: their history holds the answers), every suite's data folder, and any extra
+paths the task adds (on SWE-bench, the installed copy of the package under test). What
+stays: the task's own folder (read-write) and the toolchain (read-only), bound back inside
+whatever hid them; everything else is read-only.
 
-Linux uses bubblewrap: the file system as it is, each hidden folder covered by an empty
-tmpfs and each hidden file by /dev/null, in order (hide, bind back, hide again). macOS uses
+Linux uses bubblewrap: the file system read-only, a fresh private temp folder, each hidden
+folder covered by an empty read-only tmpfs and each hidden file by /dev/null, in order
+(hide, bind back, hide again). macOS uses
 sandbox-exec with a deny/allow profile in the same order. Anything else, or a machine where
 the tool cannot create a sandbox, is refused before the run starts (preflight), never
 pretended.
@@ -142,7 +145,13 @@ def plan(
         if root and _inside(h, root[0]) and h != root[0]:
             hidden.remove(h)
             again.append(h)
-    keep = [k for k in _norm([*toolchain_roots(), *keep_ro]) if any(_inside(k, h) for h in hidden)]
+    # Bound back: what a hidden folder (or bubblewrap's fresh temp folder) would cover.
+    tmp = Path(tempfile.gettempdir()).resolve()
+    keep = [
+        k
+        for k in _norm([*toolchain_roots(), *keep_ro])
+        if _inside(k, tmp) or any(_inside(k, h) for h in hidden)
+    ]
     # A hidden path inside a kept toolchain root would be re-exposed by its bind: hide it
     # after the binds instead.
     for h in list(hidden):
@@ -184,8 +193,8 @@ def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
     for p in fp.hide:
         if not _inside(p, tmp):  # inside the fresh temp folder it is not there anyway
             out += _cover(p)
-    bound = [*fp.expose_ro, *(r for r in toolchain_roots() if _inside(r, tmp))]
-    for p in dict.fromkeys(bound):
+    bound = list(fp.expose_ro)
+    for p in bound:
         out += ["--ro-bind", str(p), str(p)]
     for p in fp.expose:
         out += ["--bind", str(p), str(p)]
