@@ -437,3 +437,23 @@ def test_a_module_standing_in_for_a_standard_one_is_tampering(tmp_path: Path) ->
         "json.py stands in for the module json",
         "pluggy/__init__.py stands in for the module pluggy",
     ]
+
+
+def test_a_runner_changed_in_the_toolchain_after_the_start_is_tampering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unfenced, an agent can write the toolchain: the grader remembers its runner's files
+    from before the first agent and refuses to trust a run after they changed."""
+    from gaia_eval.tasks import grader
+
+    site = _project(tmp_path / "site", {"_pytest/reports.py": "X = 1\n"})
+    monkeypatch.setattr(grader, "site_dirs", lambda: [str(site)])
+    monkeypatch.setattr(grader, "_RUNNER_FILES", {})
+    grader.remember_runner()
+    assert grader.runner_changes() == []
+    (site / "_pytest" / "reports.py").write_text("X = 2\n", encoding="utf-8")
+    (site / "sitecustomize.py").write_text("import os\n", encoding="utf-8")
+    (changed,) = grader.runner_changes()
+    assert "test runner was changed" in changed
+    passed, out, _ = grader.run_probe("pass", tmp_path, dict(os.environ), 60)
+    assert not passed and "test runner was changed" in out

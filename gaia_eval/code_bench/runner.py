@@ -227,6 +227,9 @@ def run_code_task(
     """Run `task` once (with its tries); InfrastructureError when the agent's backend was
     down."""
     item_dir.mkdir(parents=True, exist_ok=True)
+    from gaia_eval.tasks.grader import remember_runner
+
+    remember_runner()  # before any agent: the grader's runner as it was
     # Absolute: the harness child runs in the project folder.
     ws = copy_project(task.project_dir, work_root.resolve(), prefix=task.id)
     untouched.start(task)

@@ -22,6 +22,10 @@ What it guarantees, in order:
   call that raised, fewer tests collected than the task defines, or no report at all is
   tampering, never a pass.
 
+- The runner's own files in the toolchain (pytest, pluggy, iniconfig, a sitecustomize in a
+  site folder) are hashed before the first agent runs; a graded run after they changed
+  (an unfenced agent can write the toolchain) is tampering.
+
 What it cannot promise: code under test runs in the same process as the test that imports
 it, so a program written against this grader in particular could still reach its report
 in memory; every general way to steer pytest is detected.
@@ -240,6 +244,38 @@ def site_dirs() -> list[str]:
     return [p for p in dict.fromkeys(out) if Path(p).is_dir()]
 
 
+_RUNNER_FILES: dict[str, str] = {}
+
+
+def _runner_digest() -> dict[str, str]:
+    """sha256 of every file of pytest, pluggy and iniconfig in the site folders, and of any
+    sitecustomize/usercustomize there: the runner the grader's child imports."""
+    out: dict[str, str] = {}
+    for site_dir in site_dirs():
+        root = Path(site_dir)
+        for name in (*RUNNER_MODULES, "py.py", "sitecustomize.py", "usercustomize.py"):
+            for p in sorted([root / name, *(root / name).rglob("*")]):
+                if p.is_file() and "__pycache__" not in p.parts:
+                    out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def remember_runner() -> None:
+    """Record the toolchain's runner files before any agent runs (the first call wins): a
+    graded run after an agent changed them (an unfenced agent can write the toolchain) is
+    tampered."""
+    if not _RUNNER_FILES:
+        _RUNNER_FILES.update(_runner_digest() or {"": ""})
+
+
+def runner_changes() -> list[str]:
+    if not _RUNNER_FILES:
+        return []
+    now = _runner_digest() or {"": ""}
+    changed = sorted(k for k in set(_RUNNER_FILES) | set(now) if _RUNNER_FILES.get(k) != now.get(k))
+    return [f"the toolchain's test runner was changed: {changed[0]}"] if changed else []
+
+
 def child_env(env: Mapping[str, str]) -> dict[str, str]:
     out = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
     out["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -331,6 +367,7 @@ def _run_pytest(
         *paths,
     ]
     spec = {"mode": "pytest", "root": str(project), "args": args, "protected": digests}
+    toolchain = runner_changes()
     rc, out, timed_out, data = _launch(spec, work, env, project, timeout_s)
     lines = [ln for ln in out.splitlines() if ln.strip()]
     last = lines[-1].strip() if lines else ""
@@ -351,7 +388,7 @@ def _run_pytest(
     run.outcomes = {k: v for k, v in outcomes.items() if v != "skipped"}
     run.collected = [str(x) for x in data.get("collected", [])]
     run.collection_errors = [str(x) for x in data.get("collection_errors", []) if x]
-    run.tampered = [str(x) for x in data.get("tampered", [])]
+    run.tampered = [*toolchain, *(str(x) for x in data.get("tampered", []))]
     changed = [rel for rel, d in digests.items() if hashes(project, [rel]).get(rel) != d]
     if changed and not any("rewritten" in t for t in run.tampered):
         run.tampered.append(f"test files were rewritten while the tests ran: {changed[0]}")
@@ -372,6 +409,9 @@ def run_probe(
     """Run a probe snippet with the project's root first on its path, in the grader's
     child; (passed, output, timed_out). It passes only when the snippet ran to its end
     and nothing of the runner was patched meanwhile."""
+    toolchain = runner_changes()
+    if toolchain:
+        return False, toolchain[0], False
     with tempfile.TemporaryDirectory(prefix="gaia-probe-") as tmp:
         spec = {"mode": "probe", "root": str(project), "probe": probe}
         rc, out, timed_out, data = _launch(spec, Path(tmp), env, project, timeout_s)
