@@ -28,7 +28,8 @@ What it guarantees, in order:
 
 What it cannot promise: code under test runs in the same process as the test that imports
 it, so a program written against this grader in particular could still reach its report
-in memory; every general way to steer pytest is detected.
+in memory; the ways to steer pytest that were probed (tests/test_integrity_grades.py) are
+all detected.
 """
 
 from __future__ import annotations
