@@ -159,7 +159,9 @@ def test_a_planted_conftest_does_not_pass_a_failing_test(
     )
     res = _tasks_run(tmp_path, _template(_agent(tmp_path, "conf", body)), "02-bugfix", *flags)
     tests = _checks(res)["tests_pass"]
-    assert not tests["passed"] and "failed" in tests["detail"], tests
+    # Graded with the baseline's runner files (none), and refused for the planted one.
+    assert not tests["passed"] and "conftest.py (removed)" in tests["detail"], tests
+    assert not res["passed"]
 
 
 # ---- 3 and 4. the fence: read-only outside the workspace, no answers -----------------------

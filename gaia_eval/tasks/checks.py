@@ -108,7 +108,8 @@ def evaluate(
 
     The tests and the probe run on a graded copy (tasks.grader): the project with every
     runner file (conftest.py, pytest.ini, sitecustomize.py, .pth, ...) put back from the
-    baseline; code outside tests/ that reaches into the runner fails the checks."""
+    baseline. A runner file that differs from the baseline, or code outside tests/ that
+    reaches into the runner, fails the checks as tampering."""
     from gaia_eval.tasks import grader
 
     records: list[CheckRecord] = []
@@ -125,8 +126,12 @@ def evaluate(
     copy = scratch / project.name
     try:
         grader.copy_tree(project, copy, keep_git=True)
-        grader.put_back_runner_files(copy, baseline)
-        tampered = grader.source_tampering(copy, skip=("tests",))
+        # The project is the user's repository: a runner file the agent added or changed is
+        # part of what it hands over, and would shape how the user's tests run. The grade
+        # runs with the baseline's, so such a change is refused, not silently undone.
+        restored = grader.put_back_runner_files(copy, baseline)
+        tampered = [f"a runner file differs from the baseline: {r}" for r in restored]
+        tampered += grader.source_tampering(copy, skip=("tests",))
         if tampered:
             kind: Literal["tests_pass", "probe"] = "tests_pass" if expect.tests_pass else "probe"
             records.append(CheckRecord(kind=kind, passed=False, detail=f"tampering: {tampered[0]}"))
