@@ -71,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from gaia_eval.cli import _runflags
 
+    if argv is None:
+        # The real command: no agent it starts (a process of the same user) may read the
+        # credentials of its start-up environment from /proc/<pid>/environ or its memory
+        # (core.procguard). In-process callers (tests) keep their own process as it is.
+        from gaia_eval.agents.isolation import is_secret_name
+        from gaia_eval.core.procguard import private_memory
+
+        private_memory(is_secret_name)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:

@@ -90,6 +90,11 @@ class CodeBenchSuite(Suite):
             ctx.setup[RECORD_KEY] = self.cfg.local_model.model_dump(mode="json")
         if self.cfg.keep_workdirs:
             ctx.setup["work_root"] = str(self.work_root(ctx))
+        from gaia_eval.agents.fence import register_run
+
+        # Every run, fenced or not, so that later fenced runs hide it (its workspace.diff
+        # files are answers) wherever it is.
+        register_run(ctx.out_dir)
         temp = Path(str(ctx.setup["_temp"]))
         # The grading environment, as the attempts are graded in (runner.run_code_task).
         env = grading_env(agent_env(), temp / "mypy-cache")
