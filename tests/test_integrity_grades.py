@@ -19,9 +19,9 @@ import pytest
 
 import gaia_eval
 from gaia_eval.cli.main import main
-from gaia_eval.core.rundir import RESULTS_ROOT
 from gaia_eval.code_bench import honesty
 from gaia_eval.code_bench.replays import FORCE_PASS
+from gaia_eval.core.rundir import RESULTS_ROOT
 
 ROOT = Path(__file__).resolve().parents[1]
 
