@@ -116,8 +116,9 @@ def build(args: argparse.Namespace) -> object:
     """The configured AgentSuite the flags ask for."""
     from gaia_eval.agent.driver import ModelDriver
     from gaia_eval.agent.protocol import ChatAgent
-    from gaia_eval.agent.runner import AgentConfig, AgentSuite
+    from gaia_eval.agent.runner import AgentConfig
     from gaia_eval.agent.scenarios import load_all
+    from gaia_eval.agent.suite import AgentSuite
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.llm.local_server import RECORD_KEY
     from gaia_eval.llm.pricing import parse_price

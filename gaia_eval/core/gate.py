@@ -12,26 +12,34 @@
    missing now fails; one the baseline lacks is reported as not gated.
 5. Item checks: every change is listed (both directions); a pass -> fail of a check whose
    rule says must-still-pass fails, and so does such a check absent now.
-6. The suite's own extra rules (gate_extra) add failures and notes.
+6. The suite's own extra rules (`GateRules.extra`) add failures and notes.
 A run compared with itself passes at tolerance 0.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.core.results import Envelope, Flip, MetricCheck, Verdict
+from gaia_eval.core.results import Envelope, Flip, Header, MetricCheck, Verdict
 
 if TYPE_CHECKING:
     from gaia_eval.core.suite import Suite
 
 # Float slack so equal metrics written with a few decimals never fail on rounding.
 _EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A gated number. `n` is how many items it averages, for rules widened on small sets."""
+
+    value: float | None
+    n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -56,15 +64,38 @@ class CheckRule:
     must_still_pass: bool = True
 
 
+def _no_metrics(env: Envelope) -> dict[str, Metric]:
+    return {}
+
+
+def _no_checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    return {}
+
+
+def _no_extra(baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
+    return [], []
+
+
 @dataclass(frozen=True)
 class GateRules:
-    """A suite's gate, as data."""
+    """A suite's gate, as data: the rules, and the pure functions that read the numbers
+    and checks they compare out of an envelope. A suite declares it as `gate = ...`."""
 
     metrics: tuple[MetricRule, ...] = ()
     checks: tuple[CheckRule, ...] = ()
     default_tolerance: float = 0.0
     unasked_fail: bool = False
     """A baseline item this run did not ask for (a filtered run) fails; else it is a note."""
+    read_metrics: Callable[[Envelope], Mapping[str, Metric]] = _no_metrics
+    """Gated metrics by name (the rules select them by pattern)."""
+    read_checks: Callable[[Envelope], Mapping[tuple[str, str], bool | None]] = _no_checks
+    """(item id, check name) -> passed, for flip detection and must-still-pass rules."""
+    extra: Callable[[Envelope, Envelope], tuple[list[str], list[str]]] = _no_extra
+    """Suite-specific (failures, notes) from (baseline, current), beyond metrics and checks."""
+    comparable: Callable[[Header], Mapping[str, Any]] | None = None
+    """What must be equal to gate against a baseline; None: the suite's `comparable_fields`.
+    A suite drops fields here that change only ungated numbers (a RAG run's answer model:
+    answers never enter its gate), while resume and merge still compare them."""
 
 
 def check_tolerance(value: float | None, flag: str = "--tolerance") -> float | None:
@@ -99,8 +130,8 @@ def refuse_unlike(
     skip: Sequence[str] = (),
 ) -> None:
     """NotComparableError naming the first field that differs (`skip`: not known yet)."""
-    before = suite.gate_comparable_fields(baseline.header)
-    after = suite.gate_comparable_fields(current.header)
+    fields = suite.gate.comparable or suite.comparable_fields
+    before, after = fields(baseline.header), fields(current.header)
     for key in sorted(set(before) | set(after)):
         if key in skip:
             continue
@@ -154,7 +185,7 @@ def compare(
     tolerance = check_tolerance(tolerance)
     check_baseline(baseline, label)
     refuse_unlike(suite, baseline, current, label)
-    rules = suite.gate_rules()
+    rules = suite.gate
     verdict = Verdict(
         passed=False,
         baseline=label,
@@ -212,7 +243,7 @@ def compare(
         asked=asked,
         verdict=verdict,
     )
-    failures, notes = suite.gate_extra(baseline, current)
+    failures, notes = rules.extra(baseline, current)
     verdict.failures.extend(failures)
     verdict.notes.extend(notes)
     verdict.passed = not verdict.failures
@@ -228,8 +259,8 @@ def _gate_metrics(
     tolerance: float | None,
     verdict: Verdict,
 ) -> None:
-    before = suite.gate_metrics(baseline)
-    after = suite.gate_metrics(current)
+    before = rules.read_metrics(baseline)
+    after = rules.read_metrics(current)
     for name, old in before.items():
         rule = _rule_for(rules.metrics, name)
         if rule is None or old.value is None:
@@ -279,8 +310,8 @@ def _gate_checks(
     asked: set[str] | None,
     verdict: Verdict,
 ) -> None:
-    before = suite.gate_checks(baseline)
-    after = suite.gate_checks(current)
+    before = rules.read_checks(baseline)
+    after = rules.read_checks(current)
     missing = set(verdict.missing_items)
     for key in sorted(set(before) | set(after)):
         item, check = key

@@ -11,19 +11,66 @@ from __future__ import annotations
 import math
 
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.core.results import Flip, MetricCheck, Verdict
-from gaia_eval.tasks.models import Expectations, Measured, Scorecard
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
+from gaia_eval.core.results import Envelope, Flip, MetricCheck, Verdict
+from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
 from gaia_eval.tasks.report import result_string, summary
 from gaia_eval.tasks.results import item_id
 
 # The expectations' headroom for one noisy run (docs/tasks.md); a run-vs-run
-# `--gate` uses the same numbers (TasksSuite.gate_rules).
+# `--gate` uses the same numbers (GATE, below).
 PASS_SLACK = 1
 VERIFIED_SLACK = 1
 QUALITY_SLACK = 0.5
 MISREPORT_SLACK = 1
 USAGE_SLACK = 0.35
 RUNTIME_SLACK = 0.5
+
+
+def metrics(env: Envelope) -> dict[str, Metric]:
+    c = TasksSummary.model_validate(env.summary).counts
+    out = {
+        "passed": Metric(c.passed, c.tasks),
+        "verified": Metric(c.verified, c.coding),
+        "total_tokens": Metric(c.total_tokens, c.tasks),
+        "steps": Metric(c.steps, c.tasks),
+    }
+    if c.judged:
+        out["quality"] = Metric(c.quality, c.judged)
+        out["misreported"] = Metric(c.misreported, c.judged)
+    return out
+
+
+def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    out: dict[tuple[str, str], bool | None] = {}
+    for rec in env.items:
+        if rec.status != "ok" or rec.result is None:
+            continue
+        res = TaskResult.model_validate(rec.result)
+        if res.check == "mechanical":
+            out[(rec.id, "passed")] = res.passed
+            out[(rec.id, "verified")] = res.verified
+        else:
+            out[(rec.id, "passed (judged)")] = res.passed
+    return out
+
+
+GATE = GateRules(
+    metrics=(
+        MetricRule("passed", absolute=PASS_SLACK),
+        MetricRule("verified", absolute=VERIFIED_SLACK),
+        MetricRule("quality", absolute=QUALITY_SLACK),
+        MetricRule("misreported", higher_is_better=False, absolute=MISREPORT_SLACK),
+        MetricRule("total_tokens", False, absolute=0.0, relative=USAGE_SLACK),
+        MetricRule("steps", False, absolute=0.0, relative=USAGE_SLACK),
+    ),
+    # A coding task's mechanical verdict must still pass; a judged verdict (judge
+    # noise) and `verified` flips are listed, not failed on.
+    checks=(CheckRule("passed"), CheckRule("*", must_still_pass=False)),
+    read_metrics=metrics,
+    read_checks=checks,
+)
+"""The run-vs-run gate (`tasks run --gate BASELINE`)."""
 
 
 def _same(cards: list[Scorecard], field: str) -> str | None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 
 from gaia_eval.core.charts import bars
-from gaia_eval.core.report import Block, Chart, Para, Section, Table
+from gaia_eval.core.report import Block, Chart, Para, Report, Section, Table
+from gaia_eval.core.results import Envelope
 from gaia_eval.llm.pricing import rate_card_date
 from gaia_eval.tasks.models import AXES, Counts, Scorecard, TaskResult, TasksSummary
 
@@ -249,3 +250,17 @@ def table_html(cards: list[Scorecard]) -> str:
 
 
 __all__ = ["AXES", "counts", "headline", "sections", "summary", "table_html", "table_markdown"]
+
+
+def _summary(env: Envelope) -> TasksSummary:
+    return TasksSummary.model_validate(env.summary)
+
+
+def _sections(env: Envelope) -> list[Section]:
+    from gaia_eval.tasks.results import scorecards  # it imports this module
+
+    price = env.header.settings.get("price")  # --price, else the rate cards
+    return sections(_summary(env), scorecards(env), price if isinstance(price, list) else None)
+
+
+REPORT = Report(headline=lambda env: headline(_summary(env)), sections=_sections)
