@@ -23,8 +23,8 @@ def judge_run(
     """`tasks judge DIR`: grade every task of a finished run again and rewrite its
     results.json, items.jsonl and reports (under the eval lock)."""
     from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.core.rewrite import rewriting
     from gaia_eval.core.suite import suite_class
-    from gaia_eval.tasks.rewrite import rewriting
 
     env, pre_engine = load_run(folder)
     if pre_engine:
