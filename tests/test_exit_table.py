@@ -9,9 +9,9 @@ import pytest
 from gaia_eval.core import errors
 from gaia_eval.core.errors import (
     BEGIN_MARK,
+    CODE_TABLE,
     DOCUMENTS,
     END_MARK,
-    CODE_TABLE,
     REGENERATE,
     exit_table_epilog,
     exit_table_markdown,

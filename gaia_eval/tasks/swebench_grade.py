@@ -251,6 +251,6 @@ def regrade_run(folder: Path, opts: SwebenchOptions) -> tuple[int, Any]:
         msg = f"{folder}: not a `tasks run --suite swebench` folder (suite {env.header.tier!r})"
         raise InvalidInputError(msg)
     cls = suite_class(env.header.suite)
-    with rewriting(folder, env, cls, f"gaia-eval tasks swebench {folder}") as results:
+    with rewriting(folder, env, cls, f"gaia-eval tasks swebench {folder}", TaskResult) as results:
         graded = grade_results(folder, results, opts, run_id_for(folder))
     return graded, env
