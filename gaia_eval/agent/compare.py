@@ -10,7 +10,7 @@ judged), not_run (outside a filtered current run), only_in_baseline, only_in_cur
 it never hides a pass -> fail. A regression fails (and, with `--require-complete`, a
 baseline scenario missing or unmeasured now; otherwise those are warnings): the verdict's
 exit code is the engine's (core.gate.exit_code: 1), which `agent --compare` shows as the
-specification's 2 (cli/agent.py, the one place of that alias).
+documented 2 (cli/agent.py, the one place of that alias).
 """
 
 from __future__ import annotations

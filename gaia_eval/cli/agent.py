@@ -105,7 +105,7 @@ def _local_info(*specs: object) -> object:
     return info
 
 
-# `agent --compare` keeps the specification's exit codes (docs/agent.md): a regression is
+# `agent --compare` keeps its documented exit codes (docs/agent.md): a regression is
 # 2 there, where the engine's gate says 1; not comparable is 3 in both. The one alias.
 COMPARE_EXIT_ALIAS = {EXIT_GATE_FAILED: 2}
 

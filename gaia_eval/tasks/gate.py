@@ -22,8 +22,8 @@ from gaia_eval.core.gate import (
 )
 from gaia_eval.core.results import Envelope, Flip, Verdict
 from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
-from gaia_eval.tasks.report import result_string, summary
-from gaia_eval.tasks.results import item_id
+from gaia_eval.tasks.report import result_string
+from gaia_eval.tasks.results import item_id, summary
 
 # The expectations' headroom for one noisy run (docs/tasks.md); a run-vs-run
 # `--gate` uses the same numbers (GATE, below).
