@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.rundir import RESULTS_ROOT
 
 if TYPE_CHECKING:
     from gaia_eval.core.runloop import RunOutcome
@@ -67,7 +68,8 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
     g.add_argument(
         "--out",
         type=Path,
-        help="run folder (default eval/results/<suite>-<timestamp>); must be new or empty",
+        help=f"run folder (default {RESULTS_ROOT.as_posix()}/<suite>-<timestamp>); "
+        "must be new or empty",
     )
     g.add_argument(
         "--resume",

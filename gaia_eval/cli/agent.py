@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from gaia_eval.core.errors import EXIT_GATE_FAILED
+from gaia_eval.core.rundir import default_run_dir
 
 NAME = "agent"
 HELP = "Agent scenarios: a driver model plays a persona turn by turn and judges each turn."
@@ -215,7 +216,6 @@ def _write_scorecard(folder: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.core.errors import InvalidInputError
-    from gaia_eval.core.runmeta import timestamp_slug
     from gaia_eval.core.suite import Suite
 
     if args.compare:
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         return _list(args)
     if args.out is None and args.resume is None:
-        args.out = Path("eval") / "results" / f"agent-{timestamp_slug()}"
+        args.out = default_run_dir("agent")
     suite = build(args)
     assert isinstance(suite, Suite)
     try:

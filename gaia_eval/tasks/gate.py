@@ -20,10 +20,11 @@ from gaia_eval.core.gate import (
     check_bars,
     refuse_fields,
 )
+from gaia_eval.core.items import item_id
 from gaia_eval.core.results import Envelope, Flip, Verdict
 from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
 from gaia_eval.tasks.report import result_string
-from gaia_eval.tasks.results import item_id, summary
+from gaia_eval.tasks.results import summary
 
 # The expectations' headroom for one noisy run (docs/tasks.md); a run-vs-run
 # `--gate` uses the same numbers (GATE, below).

@@ -43,7 +43,7 @@ def missing(
     if judge is not None:
         out += model_needs(judge, "--judge-model", claude_bin)
     if fence:
-        from gaia_eval.tasks.fence import mechanism, why_unavailable
+        from gaia_eval.agents.fence import mechanism, why_unavailable
 
         if mechanism() is None:
             out.append(why_unavailable())
