@@ -13,16 +13,20 @@ from types import ModuleType
 
 from gaia_eval import __version__
 from gaia_eval.cli._messages import ArgumentParser
-from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
+from gaia_eval.core.errors import (
+    EXIT_INTERNAL,
+    EXIT_INVALID,
+    GaiaEvalError,
+    exit_code_for,
+    exit_table_epilog,
+)
 
 EPILOG = (
     "Every command has --help. Documentation: README.md and docs/ in the gaia_eval source "
     "(docs/architecture.md, docs/runs.md, docs/datasets.md, docs/retrieval-rag.md, "
     "docs/code-retrieval.md, docs/memory.md, docs/tasks.md, docs/sessions.md, "
     "docs/benchmark.md, docs/local-model.md, docs/code-bench.md, docs/agent.md, "
-    "docs/scrubbing.md, docs/probed-cases.md). Exit codes: 0 ok, 1 gate failed, 2 invalid "
-    "input, 3 not comparable or infrastructure outage, 4 eval lock held, 5 secret leak "
-    "refused, 70 internal error, 130 interrupted, 143 terminated (SIGTERM)."
+    "docs/scrubbing.md, docs/probed-cases.md). " + exit_table_epilog()
 )
 
 
