@@ -217,14 +217,13 @@ def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
                 id=str(tc.get("id") or f"call_{i}"), name=str(fn.get("name", "")), arguments=args
             )
         )
-    usage = data.get("usage") or {}
-    details = usage.get("prompt_tokens_details") or {}
+    input_tokens, output_tokens, cached_tokens = usage_counts(data.get("usage"), url)
     return ChatReply(
         content=str(message.get("content") or ""),
         tool_calls=calls,
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-        cached_tokens=int(details.get("cached_tokens") or 0),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_tokens=cached_tokens,
         raw_message=message,
         model=str(data["model"]) if data.get("model") else None,
     )
@@ -281,8 +280,44 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
         ToolRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["args"])
         for i, c in sorted(calls.items())
     ]
-    details = usage.get("prompt_tokens_details") or {}
-    reply.input_tokens = int(usage.get("prompt_tokens") or 0)
-    reply.output_tokens = int(usage.get("completion_tokens") or 0)
-    reply.cached_tokens = int(details.get("cached_tokens") or 0)
+    reply.input_tokens, reply.output_tokens, reply.cached_tokens = usage_counts(usage, url)
     return reply
+
+
+# More tokens than any context holds: a count past it is a broken server, not a reply.
+_MAX_TOKENS = 10**9
+
+
+def _count(block: dict[str, Any], key: str, where: str, url: str) -> int:
+    value = block.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # `12.0` is a count; `1e400` (inf) and `2.5` are not
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MAX_TOKENS:
+        msg = (
+            f"{url} sent a malformed usage block: {where}{key} is {str(value)[:40]}, not a "
+            "token count; the backend is broken, so the item is unmeasured"
+        )
+        raise InfrastructureError(msg)
+    return value
+
+
+def usage_counts(usage: object, url: str) -> tuple[int, int, int]:
+    """(input, output, cached) tokens of a reply's usage block. A block that is not an
+    object, or a count that is not a whole number in range (`1e400`, `-3`, `"many"`), is an
+    outage of that backend (InfrastructureError): never a crash, never a wrong figure."""
+    if usage is None:
+        usage = {}
+    if not isinstance(usage, dict):
+        msg = f"{url} sent a malformed usage block ({type(usage).__name__}, not an object)"
+        raise InfrastructureError(msg)
+    details = usage.get("prompt_tokens_details") or {}
+    if not isinstance(details, dict):
+        msg = f"{url} sent a malformed usage block (prompt_tokens_details is not an object)"
+        raise InfrastructureError(msg)
+    return (
+        _count(usage, "prompt_tokens", "", url),
+        _count(usage, "completion_tokens", "", url),
+        _count(details, "cached_tokens", "prompt_tokens_details.", url),
+    )
