@@ -1,13 +1,16 @@
 """A toy suite on the engine, for the engine's own tests.
 
-Items come from a JSON file {id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"}},
-so a test decides what each item does; `python tests/engine_toy.py ITEMS OUT [flags]` runs
-it as a process (for kill -9 and SIGTERM tests).
+Items come from a JSON file {id: {"value": float, "do": DO}} with DO one of ok, crash,
+infra, sleep, disk-full, so a test decides what each item does; `python
+tests/engine_toy.py ITEMS --out OUT [flags]` runs it as a process (for kill -9 and
+SIGTERM tests).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -65,6 +68,9 @@ class ToySuite(Suite):
             raise RuntimeError(f"toy crash on {item.id}")
         if do == "infra":
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
+        if do == "disk-full":  # what a write into a full disk raises
+            path = ctx.out_dir / f"{item.id}-transcript.json"
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
         v = float(item.payload.get("now", item.payload["value"]))

@@ -13,7 +13,13 @@ from types import ModuleType
 
 from gaia_eval import __version__
 from gaia_eval.cli._messages import ArgumentParser
-from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
+from gaia_eval.core.errors import (
+    EXIT_INTERNAL,
+    EXIT_INVALID,
+    GaiaEvalError,
+    disk_full,
+    exit_code_for,
+)
 
 EPILOG = (
     "Every command has --help. Documentation: README.md and docs/ in the gaia_eval source "
@@ -91,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("gaia-eval: interrupted; everything finished is saved", file=sys.stderr)
         return exit_code_for(err)
     except Exception as err:  # a bug: one line, the traceback saved, exit 70
-        return _internal(err)
+        full = disk_full(err)  # ...unless the disk is full: an infrastructure stop, exit 3
+        return _fail(full) if full is not None else _internal(err)
 
 
 def _say(text: str) -> None:

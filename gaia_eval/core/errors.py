@@ -16,6 +16,8 @@ Exit codes (the README has the same table):
 
 from __future__ import annotations
 
+import errno
+
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_INVALID = 2
@@ -52,6 +54,34 @@ class InfrastructureError(GaiaEvalError):
     """
 
     exit_code = EXIT_INFRA
+
+
+class DiskFullError(InfrastructureError):
+    """The disk or the user's quota is full (ENOSPC, EDQUOT): an infrastructure stop that
+    `--resume` finishes once there is room, never a failure of the system under test."""
+
+
+_FULL_ERRNOS = frozenset(
+    n for n in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if n is not None
+)
+
+
+def disk_full(err: BaseException | None) -> DiskFullError | None:
+    """The DiskFullError for `err` when it, or what caused it, is an out-of-space OSError."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, DiskFullError):
+            return err
+        if isinstance(err, OSError) and err.errno in _FULL_ERRNOS:
+            where = f" writing {err.filename}" if err.filename else ""
+            msg = (
+                f"out of disk space ({err.strerror or 'no space left'}{where}); free some "
+                "space (or the quota) and resume the run: everything finished is kept"
+            )
+            return DiskFullError(msg)
+        err = err.__cause__ or err.__context__
+    return None
 
 
 class LockHeldError(GaiaEvalError):
