@@ -335,3 +335,44 @@ def test_a_full_disk_at_every_artifact_write_is_one_clear_exit_3(
         _run(items, tmp_path / "run")
     assert f"--resume {tmp_path / 'run'}" in str(info.value)
     assert isinstance(info.value, InfrastructureError)
+
+
+def test_a_full_disk_writing_a_transcript_is_an_infra_stop_through_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gaia_eval.cli.main import main
+
+    monkeypatch.setattr(results_io, "atomic_write_bytes", _full_for({"transcript.json"}))
+    out = tmp_path / "run"
+    argv = ["tasks", "run", "--harness", "replay", "--replay", "reference", "--no-judge"]
+    code = main([*argv, "--out", str(out)])
+    text = capsys.readouterr()
+    assert code == 3, text
+    assert "out of disk space" in text.out + text.err
+    assert "crashed in the system under test" not in text.out + text.err
+    env = load_envelope(out)
+    assert env.header.item_errors == 0 and env.header.infra_errors == 1
+    monkeypatch.undo()
+    monkeypatch.setenv("GAIA_EVAL_LOCK_DIR", str(tmp_path / "lock"))
+    assert main(["tasks", "run", "--resume", str(out)]) in (0, 1)  # measured now
+    assert load_envelope(out).header.infra_errors == 0
+
+
+def test_a_full_disk_in_a_rag_run_is_one_clear_exit_3_not_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_probed_cases import _dataset
+
+    from gaia_eval.cli.main import main
+
+    ds = _dataset(tmp_path)
+    monkeypatch.setattr(
+        results_io, "atomic_write_bytes", _full_for({"results.json", "report.md", "report.html"})
+    )
+    out = tmp_path / "run"
+    argv = ["retrieval", "--component", "rag", "--dataset", str(ds), "--embedder", "hash"]
+    code = main([*argv, "--no-hard-cases", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "out of disk space" in err and "internal error" not in err
+    assert f"--resume {out}" in err

@@ -193,6 +193,32 @@ def _rag_baseline(tmp: Path, edit: Callable[[dict[str, Any]], object] | None = N
     return _write(tmp / f"edited-{len(list(tmp.glob('edited-*')))}.json", json.dumps(data))
 
 
+def _rag_shard(tmp: Path, index: int, edit: Callable[[dict[str, Any]], object] | None = None) -> Path:
+    """The folder of shard `index`/2 of a real run on `ds_ok` (shard 1 is empty: its one
+    question hashes to shard 2), optionally a copy with its results.json edited."""
+    out = tmp / f"shard{index}"
+    if not out.exists():
+        argv = ["retrieval", "--component", "rag", "--dataset", str(_dataset(tmp))]
+        flags = ["--embedder", "hash", "--no-hard-cases", "--shard", f"{index}/2"]
+        assert main([*argv, *flags, "--out", str(out)]) == 0
+    if edit is None:
+        return out
+    copy = tmp / f"shard{index}-edited-{len(list(tmp.glob(f'shard{index}-edited-*')))}"
+    shutil.copytree(out, copy)
+    data = json.loads((copy / "results.json").read_text())
+    edit(data)
+    _write(copy / "results.json", json.dumps(data))
+    return copy
+
+
+def _zero_digest(data: dict[str, Any]) -> None:
+    data["header"]["definition_digest"] = "0" * 64
+
+
+def _plant_item(data: dict[str, Any]) -> None:
+    data["items"].append({**data["items"][0], "id": "probe/planted"})
+
+
 def _nan_results(tmp: Path) -> Path:
     text = _rag_baseline(tmp).read_text()
     return _write(tmp / "nan.json", re.sub(r'"mrr": [0-9.]+', '"mrr": NaN', text, count=1))
@@ -264,6 +290,11 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     ),
     "rag_legacy_empty": _legacy_empty,
     "nan_results": _nan_results,
+    "rag_shard1": lambda tmp: _rag_shard(tmp, 1),
+    "rag_shard2": lambda tmp: _rag_shard(tmp, 2),
+    "rag_shard1_zeroed": lambda tmp: _rag_shard(tmp, 1, _zero_digest),
+    "rag_shard2_zeroed": lambda tmp: _rag_shard(tmp, 2, _zero_digest),
+    "rag_shard2_planted": lambda tmp: _rag_shard(tmp, 2, _plant_item),
     "nan_scorecard_run": _nan_scorecard_run,
     "instances_missing_commit": lambda tmp: _instances(
         tmp, base_commit="0123456789abcdef" * 2 + "01234567"
