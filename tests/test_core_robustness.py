@@ -376,3 +376,16 @@ def test_a_full_disk_in_a_rag_run_is_one_clear_exit_3_not_an_internal_error(
     assert code == 3, err
     assert "out of disk space" in err and "internal error" not in err
     assert f"--resume {out}" in err
+
+
+def test_a_log_line_nested_too_deeply_is_a_named_error_on_resume(tmp_path: Path) -> None:
+    rows = {f"q{i}": {"value": i / 10} for i in range(3)}
+    rows["q2"]["do"] = "infra"
+    items = _items(tmp_path, rows)
+    out = tmp_path / "run"
+    assert _finish(_toy(items, "--out", str(out)))[0] == 3
+    log = out / "items.jsonl"
+    log.write_bytes(b'{"id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n" + log.read_bytes())
+    code, text = _finish(_toy(items, "--resume", str(out)))
+    assert code == 2, text
+    assert "line 1" in text and "nested too deeply" in text and "Traceback" not in text

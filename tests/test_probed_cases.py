@@ -219,6 +219,22 @@ def _plant_item(data: dict[str, Any]) -> None:
     data["items"].append({**data["items"][0], "id": "probe/planted"})
 
 
+DEEP_YAML = "persona: " + "[" * 5_000 + "]" * 5_000 + "\n"
+
+
+def _yaml_bomb() -> str:
+    """Nine levels of ten aliases each: 10^9 values from a dozen lines."""
+    lines = ["l0: &l0 [" + ", ".join(['"lol"'] * 10) + "]"]
+    for level in range(1, 9):
+        lines.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _in_folder(tmp: Path, name: str, text: str) -> Path:
+    _write(tmp / name / "scenario.yaml", text)
+    return tmp / name
+
+
 def _nan_results(tmp: Path) -> Path:
     text = _rag_baseline(tmp).read_text()
     return _write(tmp / "nan.json", re.sub(r'"mrr": [0-9.]+', '"mrr": NaN', text, count=1))
@@ -290,6 +306,11 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     ),
     "rag_legacy_empty": _legacy_empty,
     "nan_results": _nan_results,
+    "deep_yaml": lambda tmp: _write(tmp / "deep.yaml", DEEP_YAML),
+    "yaml_bomb": lambda tmp: _write(tmp / "bomb.yaml", _yaml_bomb()),
+    "yaml_loop": lambda tmp: _write(tmp / "loop.yaml", "persona: &a [*a]\n"),
+    "deep_yaml_dir": lambda tmp: _in_folder(tmp, "deep", DEEP_YAML),
+    "yaml_bomb_dir": lambda tmp: _in_folder(tmp, "bomb", _yaml_bomb()),
     "rag_shard1": lambda tmp: _rag_shard(tmp, 1),
     "rag_shard2": lambda tmp: _rag_shard(tmp, 2),
     "rag_shard1_zeroed": lambda tmp: _rag_shard(tmp, 1, _zero_digest),

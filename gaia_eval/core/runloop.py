@@ -60,7 +60,7 @@ from gaia_eval.core.results import (
     definition_digest,
     load_envelope,
 )
-from gaia_eval.core.results_io import scrub_text, write_json, write_text
+from gaia_eval.core.results_io import loads_json, scrub_text, write_json, write_text
 from gaia_eval.core.runmeta import git_state, machine, now_iso, timestamp_slug
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
 
@@ -251,7 +251,7 @@ def read_item_log(path: Path) -> list[ItemRecord]:
         if not line.strip():
             continue
         try:
-            rec = ItemRecord.model_validate(json.loads(line))
+            rec = ItemRecord.model_validate(loads_json(line, f"{path}: line {n}"))
         except (ValueError, ValidationError) as err:
             if n >= len(raw) - 1:  # the torn last line of a killed run
                 break
