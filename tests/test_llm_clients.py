@@ -181,3 +181,17 @@ def test_one_phrase_table_for_backends_driver_and_harness() -> None:
     assert copies == []
     assert phrase_kind("Invalid API key") == "credentials"
     assert phrase_kind("quota exceeded; invalid api key") is None
+
+
+def test_a_reply_past_the_size_cap_is_refused_not_held() -> None:
+    from gaia_eval.llm.openai_compat import MAX_REPLY_BYTES
+
+    content = "x" * (MAX_REPLY_BYTES + 1024)
+    body = ('{"choices":[{"index":0,"message":{"role":"assistant","content":"' + content + '"}}]}')
+    with running(_raw_reply(body.encode())) as server:
+        client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
+        try:
+            with pytest.raises(ModelRequestError, match="over 32 MiB"):
+                client.chat([{"role": "user", "content": "x"}])
+        finally:
+            client.close()

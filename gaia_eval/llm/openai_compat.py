@@ -20,6 +20,23 @@ from gaia_eval.llm.outage import ModelRequestError, error_for_status, unreachabl
 
 RETRIES = 3
 RETRY_BACKOFF_S = 1.0
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""A plain reply past this is not read on (an answer that size is a model running away,
+and holding it cost 1.6 GB for 100 MB): the request fails as the system's own error."""
+
+
+def _read_capped(resp: httpx.Response, cap: int, url: str) -> bytes:
+    """The body of a streamed response, read piecewise and refused past `cap` bytes."""
+    body = bytearray()
+    for piece in resp.iter_bytes():
+        body += piece
+        if len(body) > cap:
+            msg = (
+                f"{url} sent a reply over {cap // (1024 * 1024)} MiB; not read on (a model "
+                "running away: bound the answer with max_tokens)"
+            )
+            raise ModelRequestError(msg)
+    return bytes(body)
 
 
 @dataclass(frozen=True)
@@ -179,21 +196,23 @@ class OpenAIChat:
             if attempt:
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
-                resp = self._client.post(self.url, json=body)
+                with self._client.stream("POST", self.url, json=body) as resp:
+                    status = resp.status_code
+                    raw = _read_capped(resp, MAX_REPLY_BYTES, self.url)
             except httpx.HTTPError as err:
                 last = unreachable(self.url, err)
                 continue
-            if resp.status_code == 200:
+            if status == 200:
                 try:
-                    data = resp.json()
-                except ValueError as err:
+                    data = json.loads(raw)
+                except (ValueError, RecursionError) as err:
                     last = InfrastructureError(f"{self.url} returned invalid JSON: {err}")
                     continue
                 if not isinstance(data, dict):
                     raise InfrastructureError(f"{self.url} returned a non-object reply")
                 return data
-            err2 = error_for_status(self.url, resp.status_code, resp.text)
-            if isinstance(err2, ModelRequestError) or resp.status_code in (401, 403):
+            err2 = error_for_status(self.url, status, raw.decode("utf-8", "replace"))
+            if isinstance(err2, ModelRequestError) or status in (401, 403):
                 raise err2
             last = err2
         assert last is not None
