@@ -181,7 +181,7 @@ def test_merge_refuses_an_item_listed_in_a_shard_it_does_not_belong_to(tmp_path:
         header["item_ids"].append(other)
 
     _edit(folders[0], claim)
-    with pytest.raises(NotComparableError, match=f"shard 1/2 lists .*'{other}'"):
+    with pytest.raises(NotComparableError, match=rf"shard 1/2 lists .*'{other}'"):
         merge(folders, tmp_path / "merged")
 
 
@@ -189,7 +189,7 @@ def test_merge_refuses_a_zeroed_definition_digest(tmp_path: Path) -> None:
     folders = _shards(tmp_path)
     for folder in folders:  # zeroed in both, so they still agree with each other
         _edit(folder, lambda d: d["header"].update(definition_digest="0" * 64))
-    with pytest.raises(NotComparableError, match="header.definition_digest"):
+    with pytest.raises(NotComparableError, match=r"header\.definition_digest"):
         merge(folders, tmp_path / "merged")
 
 
@@ -203,7 +203,7 @@ def test_merge_refuses_shards_that_lost_items_in_all(tmp_path: Path) -> None:
         data["items"] = [r for r in items if r["id"] != gone]
 
     _edit(folders[0], drop)
-    with pytest.raises(NotComparableError, match="header.items_total"):
+    with pytest.raises(NotComparableError, match=r"header\.items_total"):
         merge(folders, tmp_path / "merged")
 
 

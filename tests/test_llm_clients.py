@@ -102,7 +102,9 @@ def _raw_reply(body: bytes, *, stream: bool = False) -> type[BaseHTTPRequestHand
     return Handler
 
 
-_CHOICE = '"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]'
+_CHOICE = (
+    '"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]'
+)
 
 
 @pytest.mark.parametrize(
@@ -176,7 +178,10 @@ def test_one_phrase_table_for_backends_driver_and_harness() -> None:
         if path.name == "outage.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and node.value in ("invalid api key", "credit balance"):
+            if isinstance(node, ast.Constant) and node.value in (
+                "invalid api key",
+                "credit balance",
+            ):
                 copies.append(str(path.relative_to(root)))
     assert copies == []
     assert phrase_kind("Invalid API key") == "credentials"
@@ -187,7 +192,7 @@ def test_a_reply_past_the_size_cap_is_refused_not_held() -> None:
     from gaia_eval.llm.openai_compat import MAX_REPLY_BYTES
 
     content = "x" * (MAX_REPLY_BYTES + 1024)
-    body = ('{"choices":[{"index":0,"message":{"role":"assistant","content":"' + content + '"}}]}')
+    body = '{"choices":[{"index":0,"message":{"role":"assistant","content":"' + content + '"}}]}'
     with running(_raw_reply(body.encode())) as server:
         client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
         try:

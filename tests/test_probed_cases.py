@@ -193,7 +193,9 @@ def _rag_baseline(tmp: Path, edit: Callable[[dict[str, Any]], object] | None = N
     return _write(tmp / f"edited-{len(list(tmp.glob('edited-*')))}.json", json.dumps(data))
 
 
-def _rag_shard(tmp: Path, index: int, edit: Callable[[dict[str, Any]], object] | None = None) -> Path:
+def _rag_shard(
+    tmp: Path, index: int, edit: Callable[[dict[str, Any]], object] | None = None
+) -> Path:
     """The folder of shard `index`/2 of a real run on `ds_ok` (shard 1 is empty: its one
     question hashes to shard 2), optionally a copy with its results.json edited."""
     out = tmp / f"shard{index}"

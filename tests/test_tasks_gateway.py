@@ -397,32 +397,36 @@ def _raw_request(url: str, head: bytes, body: bytes = b"") -> tuple[int, bytes]:
 
 @pytest.mark.parametrize("length", [b"abc", b"-5", b"1e3"])
 def test_a_bad_content_length_is_a_400_not_a_dropped_connection(length: bytes) -> None:
-    with fake_upstream(lambda h, b: _send_json(h, 200, OPENAI_BODY)) as (up, url):
-        with gw.running(gw.Upstream(url, CONFIGURED_KEY)) as g:
-            head = (
-                b"POST /t/x/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                b"Content-Type: application/json\r\nContent-Length: " + length + b"\r\n"
-            )
-            status, body = _raw_request(g.url, head, b"{}")
+    with (
+        fake_upstream(lambda h, b: _send_json(h, 200, OPENAI_BODY)) as (up, url),
+        gw.running(gw.Upstream(url, CONFIGURED_KEY)) as g,
+    ):
+        head = (
+            b"POST /t/x/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: " + length + b"\r\n"
+        )
+        status, body = _raw_request(g.url, head, b"{}")
     assert status == 400
     assert b"Content-Length" in body and b"not a whole number" in body
     assert up.requests == []  # nothing was forwarded
 
 
 def test_a_chunked_request_body_is_forwarded_whole() -> None:
-    with fake_upstream(lambda h, b: _send_json(h, 200, OPENAI_BODY)) as (up, url):
-        with gw.running(gw.Upstream(url, CONFIGURED_KEY)) as g:
-            payload = json.dumps({"model": "m", "messages": [{"role": "user", "content": "q"}]})
-            data = payload.encode()
-            chunks = b"".join(
-                b"%x\r\n%s\r\n" % (len(data[i : i + 7]), data[i : i + 7])
-                for i in range(0, len(data), 7)
-            )
-            head = (
-                b"POST /t/x/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-            )
-            status, _ = _raw_request(g.url, head, chunks + b"0\r\n\r\n")
+    with (
+        fake_upstream(lambda h, b: _send_json(h, 200, OPENAI_BODY)) as (up, url),
+        gw.running(gw.Upstream(url, CONFIGURED_KEY)) as g,
+    ):
+        payload = json.dumps({"model": "m", "messages": [{"role": "user", "content": "q"}]})
+        data = payload.encode()
+        chunks = b"".join(
+            b"%x\r\n%s\r\n" % (len(data[i : i + 7]), data[i : i + 7])
+            for i in range(0, len(data), 7)
+        )
+        head = (
+            b"POST /t/x/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        )
+        status, _ = _raw_request(g.url, head, chunks + b"0\r\n\r\n")
     assert status == 200
     assert up.requests[0][2] == json.loads(payload)
 

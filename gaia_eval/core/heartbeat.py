@@ -14,6 +14,7 @@ which CLOCK_MONOTONIC does not), else the wall clock.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -81,10 +82,9 @@ class Heartbeat:
         self.worst = max(self.worst, now - self.last)
         self.last = now
         if self.touch is not None:
-            try:
+            # The lock file's time is a note for others; never stop the run for it.
+            with contextlib.suppress(OSError):
                 os.utime(self.touch)
-            except OSError:  # the lock file is a note for others; never stop the run for it
-                pass
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):

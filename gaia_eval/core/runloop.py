@@ -789,7 +789,9 @@ def _finish(
         if full is None:
             raise
         # items.jsonl holds every finished item (results.json may be older): resume reads it.
-        msg = f"{full}\nwhen there is room, finish it with:\n  {resume_command(state.req.argv, out)}"
+        msg = (
+            f"{full}\nwhen there is room, finish it with:\n  {resume_command(state.req.argv, out)}"
+        )
         raise type(full)(msg) from err
     current_run_dir.pop("dir", None)
     if stop is not None:

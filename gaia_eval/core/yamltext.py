@@ -13,12 +13,13 @@ above anything real.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 from gaia_eval.core.errors import InvalidInputError
 
+T = TypeVar("T")
 MAX_EXPANDED_NODES = 100_000
 """Values a document may hold once its aliases are expanded, beyond its own nodes."""
 
@@ -85,9 +86,7 @@ class BoundedLoader(yaml.SafeLoader):
         return node
 
 
-def _load(
-    where: str, read: Callable[[], Any], what: str = "YAML"
-) -> Any:
+def _load(where: str, read: Callable[[], T], what: str = "YAML") -> T:
     try:
         return read()
     except YamlBombError as err:
@@ -100,9 +99,10 @@ def _load(
 
 def load_yaml(text: str, where: str, loader: type[BoundedLoader] = BoundedLoader) -> Any:
     """One YAML document (yaml.YAMLError still means a syntax error, for the caller to name)."""
-    return _load(where, lambda: yaml.load(text, Loader=loader))  # noqa: S506 (a SafeLoader)
+    return _load(where, lambda: yaml.load(text, Loader=loader))
 
 
 def load_yaml_all(text: str, where: str, loader: type[BoundedLoader] = BoundedLoader) -> list[Any]:
     """Every document of a multi-document YAML text."""
-    return _load(where, lambda: list(yaml.load_all(text, Loader=loader)))  # noqa: S506
+    docs: list[Any] = _load(where, lambda: list(yaml.load_all(text, Loader=loader)))
+    return docs

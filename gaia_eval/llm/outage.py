@@ -44,7 +44,7 @@ class ModelRequestError(GaiaEvalError):
 
 
 def phrase_kind(text: str) -> str | None:
-    """"quota" or "credentials" when `text` says so; None when it says neither or both
+    """ "quota" or "credentials" when `text` says so; None when it says neither or both
     (both: the text is not about one outage, so it is left unclassified)."""
     low = text.lower()
     quota = any(p in low for p in QUOTA_PHRASES)
