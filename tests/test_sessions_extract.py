@@ -256,3 +256,17 @@ def test_parent_links_in_a_loop_still_give_an_order(tmp_path: Path, loop: str):
         )
     ordered = conversation_order(records)
     assert ordered and len({r["uuid"] for r in ordered}) == len(ordered)
+
+
+def test_a_split_message_keeps_its_final_largest_output_count(tmp_path: Path):
+    c = Chat("dddddddd-2222")
+    c.user(P1)
+    first = {"input_tokens": 100, "output_tokens": 1, "cache_read_input_tokens": 1000}
+    final = {"input_tokens": 100, "output_tokens": 57, "cache_read_input_tokens": 1000}
+    c.assistant([{"type": "thinking", "thinking": "hmm", "signature": "s"}],
+                mid="msg_a", request="req_a", usage=first)  # fmt: skip
+    c.assistant([{"type": "text", "text": answer_text("retries")}],
+                mid="msg_a", request="req_a", usage=final)  # fmt: skip
+    (case,) = build_dataset([c.write(tmp_path)]).cases
+    u = case.usage
+    assert (u.requests, u.input_tokens, u.output_tokens) == (1, 100, 57)
