@@ -221,6 +221,13 @@ def _plant_item(data: dict[str, Any]) -> None:
     data["items"].append({**data["items"][0], "id": "probe/planted"})
 
 
+def _with_text(tmp: Path, text: str) -> Path:
+    """The `ds_ok` dataset with its one document's text replaced."""
+    path = _dataset(tmp)
+    _write(tmp / "a.txt", text)
+    return path
+
+
 DEEP_YAML = "persona: " + "[" * 5_000 + "]" * 5_000 + "\n"
 
 
@@ -308,6 +315,7 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     ),
     "rag_legacy_empty": _legacy_empty,
     "nan_results": _nan_results,
+    "ds_empty_document": lambda tmp: _with_text(tmp, ""),
     "deep_yaml": lambda tmp: _write(tmp / "deep.yaml", DEEP_YAML),
     "yaml_bomb": lambda tmp: _write(tmp / "bomb.yaml", _yaml_bomb()),
     "yaml_loop": lambda tmp: _write(tmp / "loop.yaml", "persona: &a [*a]\n"),
