@@ -72,16 +72,25 @@ def _wait_for_items(out: Path, n: int) -> None:
     raise AssertionError(f"fewer than {n} items logged in {out}")
 
 
+def _stopped_run(
+    tmp_path: Path, item: str, do: str
+) -> tuple[dict[str, dict[str, object]], Path, Path, str]:
+    """A toy run of four items that `item` (doing `do`) stopped with exit 3: the rows, the
+    items file, the run folder and what the process said."""
+    rows: dict[str, dict[str, object]] = {f"q{i}": {"value": i / 10} for i in range(4)}
+    rows[item]["do"] = do
+    items = _items(tmp_path, rows)
+    out = tmp_path / "run"
+    code, text = _finish(_toy(items, "--out", str(out)))
+    assert code == 3, text
+    return rows, items, out, text
+
+
 # ---- 13: a torn last line ---------------------------------------------------------------
 
 
 def test_resume_drops_a_torn_last_line_and_never_appends_to_it(tmp_path: Path) -> None:
-    rows = {f"q{i}": {"value": i / 10} for i in range(4)}
-    rows["q3"]["do"] = "infra"
-    items = _items(tmp_path, rows)
-    out = tmp_path / "run"
-    code, _ = _finish(_toy(items, "--out", str(out)))
-    assert code == 3
+    rows, items, out, _ = _stopped_run(tmp_path, "q3", "infra")
     # kill -9 in the middle of a write leaves half a record with no newline
     log = out / "items.jsonl"
     log.write_bytes(log.read_bytes() + b'{"id": "q9", "status": "o')
@@ -297,12 +306,7 @@ def test_a_suspended_run_stops_with_exit_3_and_resumes(tmp_path: Path) -> None:
 
 
 def test_a_full_disk_in_an_item_stops_the_run_and_resume_retries_it(tmp_path: Path) -> None:
-    rows = {f"q{i}": {"value": i / 10} for i in range(4)}
-    rows["q1"]["do"] = "disk-full"
-    items = _items(tmp_path, rows)
-    out = tmp_path / "run"
-    code, text = _finish(_toy(items, "--out", str(out)))
-    assert code == 3, text
+    rows, items, out, text = _stopped_run(tmp_path, "q1", "disk-full")
     assert "out of disk space" in text
     assert "crashed" not in load_envelope(out).header.model_dump_json()
     rec = load_envelope(out).records()["q1"]
@@ -379,11 +383,7 @@ def test_a_full_disk_in_a_rag_run_is_one_clear_exit_3_not_an_internal_error(
 
 
 def test_a_log_line_nested_too_deeply_is_a_named_error_on_resume(tmp_path: Path) -> None:
-    rows = {f"q{i}": {"value": i / 10} for i in range(3)}
-    rows["q2"]["do"] = "infra"
-    items = _items(tmp_path, rows)
-    out = tmp_path / "run"
-    assert _finish(_toy(items, "--out", str(out)))[0] == 3
+    _, items, out, _ = _stopped_run(tmp_path, "q3", "infra")
     log = out / "items.jsonl"
     log.write_bytes(b'{"id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n" + log.read_bytes())
     code, text = _finish(_toy(items, "--resume", str(out)))
