@@ -1,10 +1,12 @@
 """A toy suite on the engine, for the engine's own tests: items come from a JSON file
-{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"}}, so a test decides what each
-item does (tests/engine_toy_process.py runs it as a process)."""
+{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}}, so a test decides
+what each item does (tests/engine_toy_process.py runs it as a process)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import time
 from pathlib import Path
 
@@ -61,6 +63,8 @@ class ToySuite(Suite):
             raise RuntimeError(f"toy crash on {item.id}")
         if do == "infra":
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
+        if do == "disk-full":  # what a write into a full disk raises
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ctx.out_dir / item.id))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
         v = float(item.payload.get("now", item.payload["value"]))

@@ -150,8 +150,10 @@ def resolve_document(doc: Document, source: Path) -> Path | None:
 def _read(path: Path) -> list[Scenario]:
     import yaml
 
+    from gaia_eval.core.yamltext import load_yaml_all
+
     try:
-        docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        docs = load_yaml_all(path.read_text(encoding="utf-8"), str(path))
     except yaml.YAMLError as err:
         msg = f"{path}: not valid YAML ({err})"
         raise InvalidInputError(msg) from None

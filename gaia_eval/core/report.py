@@ -336,6 +336,8 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
     done = sum(1 for r in env.items if r.status != "infra_error")
     asked = len(head.item_ids) or head.items_total
     lines = [f"{suite.title} ({head.tier}): {done}/{asked} {suite.item_noun}s measured"]
+    if head.shard and not head.item_ids:  # 5 items in 3 shards can leave one empty
+        lines[0] = f"{suite.title} ({head.tier}): shard {head.shard} holds no {suite.item_noun}s"
     note = model_note(env)
     if note is not None:
         lines.append(f"  {note}")
