@@ -44,7 +44,11 @@ def _clean(text: str, *secrets: str) -> None:
 def test_a_token_after_an_escape_is_redacted_in_json_and_jsonl(tmp_path: Path, printed: str):
     results_io.write_json(tmp_path / "r.json", {"out": printed, "list": [printed]})
     record = ItemRecord(
-        id="i1", status="ok", ran_at="2026-01-01T00:00:00Z", result={"answer": printed}, error=printed
+        id="i1",
+        status="ok",
+        ran_at="2026-01-01T00:00:00Z",
+        result={"answer": printed},
+        error=printed,
     )
     append_record(tmp_path / "items.jsonl", record)
     for name in ("r.json", "items.jsonl"):
@@ -135,8 +139,9 @@ def test_a_server_error_body_is_redacted_on_stdout_stderr_and_every_artifact(
     claude = str(sessions_fixture.FIXTURE)
     out = tmp_path / "run"
     with serve(FakeLLM([down] * 40)) as url:
+        judge = f"openai:{url}/v1#judge"
         argv = ["sessions", "--claude-dir", claude, "--harness", "replay", "--replay",
-                "reference", "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]  # fmt: skip
+                "reference", "--judge-model", judge, "--out", str(out)]  # fmt: skip
         code = main(argv)
     cap = capsys.readouterr()
     assert code == 3, cap

@@ -783,7 +783,7 @@ Tables::Tables() {
   trig(*this, "abcdefghijklmnopqrstuvwxyz", ":", "0123456789", kTrigPg, 9);
   trig(*this, "pP", "wW", "dD", kTrigPwd, 10);
   trig(*this, "n", "p", "m", kTrigNpm, 10);
-  trig(*this, "pP", "iI", "_kK-", kTrigApi, 10);
+  trig(*this, "pP", "iI", "_kK", kTrigApi, 10);
   trig(*this, "m", "a", "c", kTrigMac, 11);
   trig(*this, "pP", "aA", "sS", kTrigPass, 11);
   trig(*this, "A", "c", "c", kTrigAcc, 12);
@@ -794,11 +794,14 @@ Tables::Tables() {
   trig(*this, "abcdefghijklmnopqrstuvwxyz", ":", "*", kTrigPgAny, 14);
   trig(*this, "p", "y", "p", kTrigPypi, 15);
   trig(*this, "s", "i", "g", kTrigSig, 15);
-  // Rules added for issue 27: `basic`, `private_key` and `mysql`, from their rarest
-  // three bytes.
-  trig(*this, "sS", "iI", "cC", kTrigSic, 15);
-  trig(*this, "vV", "aA", "tT", kTrigVat, 14);
-  trig(*this, "m", "y", "s", kTrigMysql, 11);
+  // Rules added for issue 27: `api-key` (the `pi-` of the API family), `basic`,
+  // `private_key` and `mysql`, from their rarest three bytes, each in the slot where it
+  // adds the fewest SIMD candidates on the benchmark corpus (a `-` in slot 10 tripled
+  // them: its nibble halves alias much of ASCII).
+  trig(*this, "pP", "iI", "-", kTrigApi, 5);
+  trig(*this, "sS", "iI", "cC", kTrigSic, 12);
+  trig(*this, "vV", "aA", "tT", kTrigVat, 13);
+  trig(*this, "m", "y", "s", kTrigMysql, 7);
 }
 
 const Tables kTables;

@@ -142,7 +142,9 @@ def _rebuild(data: Any, parts: Iterator[str]) -> Any:
     if isinstance(data, str):
         return next(parts)
     if isinstance(data, Mapping):
-        return {next(parts) if isinstance(k, str) else k: _rebuild(v, parts) for k, v in data.items()}
+        return {
+            next(parts) if isinstance(k, str) else k: _rebuild(v, parts) for k, v in data.items()
+        }
     if isinstance(data, (list, tuple)):
         return [_rebuild(v, parts) for v in data]
     return data

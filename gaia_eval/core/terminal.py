@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 
@@ -52,7 +52,7 @@ class ScrubbedStream(io.TextIOBase):
     @property
     def buffer(self) -> Any:
         self.flush()
-        return self.raw.buffer
+        return getattr(self.raw, "buffer")  # noqa: B009 - an IO[str] may lack it (StringIO)
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -79,14 +79,12 @@ def scrubbed_terminal() -> Iterator[None]:
     wrapped = [
         s if s is None or isinstance(s, ScrubbedStream) else ScrubbedStream(s) for s in saved
     ]
-    sys.stdout, sys.stderr = wrapped[0], wrapped[1]  # type: ignore[assignment]
+    sys.stdout, sys.stderr = wrapped[0], wrapped[1]
     try:
         yield
     finally:
         for s in wrapped:
             if isinstance(s, ScrubbedStream) and s not in saved:
-                try:
+                with suppress(OSError, ValueError):  # a closed pipe: nothing more to say
                     s.flush()
-                except (OSError, ValueError):  # a closed pipe: nothing more to say
-                    pass
         sys.stdout, sys.stderr = saved

@@ -37,8 +37,8 @@ def repository_root(cwd: str | None, *, case: str, session: str) -> Path | None:
     top = _git(source, "rev-parse", "--show-toplevel")
     if top.returncode != 0:
         msg = (
-            f"case {case} (session {session}): its cwd {cwd} is not a git repository; "
-            f"gaia-eval replays only repositories (cloned, never copied whole): {_fix(case, session)}"
+            f"case {case} (session {session}): its cwd {cwd} is not a git repository; gaia-eval "
+            f"replays only repositories (cloned, never copied whole): {_fix(case, session)}"
         )
         raise InvalidInputError(msg)
     return Path(top.stdout.strip())

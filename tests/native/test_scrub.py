@@ -754,7 +754,7 @@ POSITIVE = [
     ("secret-assignment", b"deploy --password Tr0ub4dor3xYz --user bob"),
     ("secret-assignment", b"password=&quot;Tr0ub4dor&amp;3xYz&quot;"),
     ("secret-assignment", b"<password>Tr0ub4dor&amp;3xYz</password>"),
-    ("secret-assignment", b'{"log": "DB_PASSWORD=\\\\\\\"Tr0ub4dor&3xYz\\\\\\\""}'),
+    ("secret-assignment", b'{"log": "DB_PASSWORD=\\\\\\"Tr0ub4dor&3xYz\\\\\\""}'),
     ("github", b"notes-ghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt.txt"),
     ("github", b"out:\\nghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt"),
     ("sk", b"q=%3Dsk-proj-Ab3dEfGh1jKlMnOp"),
