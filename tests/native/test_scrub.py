@@ -328,7 +328,13 @@ def private_key(text: bytes, p: int, g: int) -> M | None:
     suffix = KEY_SUFFIX.match(text, p + 4, g)
     if not suffix:
         return None
-    a = assignment(text, suffix.end(), g) or flag(text, p - 3, suffix.end(), g)
+    return assigned(text, p, p - 3, suffix.end(), g)
+
+
+def assigned(text: bytes, p: int, name: int, q: int, g: int) -> M | None:
+    """The secret-assignment match at `p` of a key name starting at `name` and ending at
+    `q`: an assignment, or a flag's blanks; a value that is not a prefixed shape."""
+    a = assignment(text, q, g) or flag(text, name, q, g)
     if a is None:
         return None
     e = assigned_value_end(text, a[0], g, a[1])
@@ -430,13 +436,7 @@ def generic(text: bytes, p: int, g: int, *, after_a: bool) -> M | None:
     suffix = KEY_SUFFIX.match(text, q, g)
     if suffix:
         q = suffix.end()
-    a = assignment(text, q, g) or flag(text, p - 1 if key.startswith(b"pi") else p, q, g)
-    if a is None:
-        return None
-    e = assigned_value_end(text, a[0], g, a[1])
-    if not e or prefixed_at(text, a[0], g, set(KINDS)):
-        return None
-    return M(p, e, a[0] - p, "secret-assignment")
+    return assigned(text, p, p - 1 if key.startswith(b"pi") else p, q, g)
 
 
 def pgpass(text: bytes, p: int, g: int) -> M | None:
