@@ -74,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints passes the scrubber (core.terminal)."""
+    from gaia_eval.core.terminal import scrubbed_terminal
+
+    with scrubbed_terminal():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from gaia_eval.cli import _runflags
 
     if argv is None:
