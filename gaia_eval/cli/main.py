@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from gaia_eval import __version__
-from gaia_eval.cli._messages import ArgumentParser
+from gaia_eval.core.argparser import ArgumentParser
 from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
 
 EPILOG = (

@@ -54,7 +54,7 @@ def _first_paragraph(doc: str | None) -> str | None:
 
 def component_parser(component: str) -> tuple[ModuleType, argparse.ArgumentParser]:
     """The flags of one component, described by its module docstring's first paragraph."""
-    from gaia_eval.cli._messages import ArgumentParser
+    from gaia_eval.core.argparser import ArgumentParser
 
     mod = importlib.import_module(_COMPONENTS[component])
     parser = ArgumentParser(
