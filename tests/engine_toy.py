@@ -16,6 +16,8 @@ from pydantic import BaseModel
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.launch import run_suite
+from gaia_eval.core.options import RUN, Option, Options, SuiteCommand, tier
 from gaia_eval.core.report import Para, Section, Table
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import (
@@ -102,22 +104,31 @@ class ToySuite(Suite):
         return [Section("Items", [Para("Every item."), Table(["item", "status"], rows)])]
 
 
+# Its flags, listed once: `gaia-eval run toy ITEMS --tier t2` parses them, and a run records
+# the command line they rebuild (what --resume re-runs).
+OPTIONS = Options.of(
+    Option("items", "the items JSON file", Path, kind="positional"),
+    tier(("t1", "t2"), "t1", "t1 or t2 (recorded in the header)"),
+    Option("--knob", "a setting the header records", default="a"),
+    RUN,
+)
+COMMAND = SuiteCommand(
+    "toy",
+    ("run", "toy"),
+    "The engine's toy suite.",
+    OPTIONS,
+    lambda args: run_suite(ToySuite(args.items, args.suite, args.knob), args),
+)
 register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))
 
 
 if __name__ == "__main__":  # a process running the toy suite, for signal tests
-    import argparse
-
-    from gaia_eval.cli._runflags import add_run_flags, run_suite
     from gaia_eval.cli.main import main  # noqa: F401  (the CLI's error mapping)
     from gaia_eval.core.errors import exit_code_for
 
-    p = argparse.ArgumentParser()
-    p.add_argument("items", type=Path)
-    add_run_flags(p)
-    a = p.parse_args()
+    a = OPTIONS.parser("engine_toy.py").parse_args()
     try:
-        sys.exit(run_suite(ToySuite(a.items), a))
+        sys.exit(COMMAND.main(a))
     except BaseException as err:
         if isinstance(err, SystemExit):
             raise

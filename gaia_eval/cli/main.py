@@ -69,15 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from gaia_eval.cli import _runflags
+    from gaia_eval.cli import _alias
+    from gaia_eval.core import launch
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        argv = _runflags.expand_resume(argv)
+        argv = launch.expand_resume(argv, _alias.command_of)
     except GaiaEvalError as err:
         return _fail(err)
-    _runflags.invoked[:] = argv  # what a run records (and --resume re-runs)
+    launch.invoked[:] = argv  # what a run records (and --resume re-runs)
     args = parser.parse_args(argv)
     args._argv = argv  # what the run records (main(argv) in-process is not sys.argv)
     if not getattr(args, "_run", None):
