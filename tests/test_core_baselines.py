@@ -187,6 +187,10 @@ _FOLDERS = {
     "memory": "memory",
     "code run": "code",
     "merge": "",
+    "run retrieval-rag": "retrieval",
+    "run code-retrieval": "code-retrieval",
+    "run memory": "memory",
+    "run code": "code",
 }
 
 
