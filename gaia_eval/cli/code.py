@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gaia_eval.cli import _code_impl as impl
+    from gaia_eval.code_bench import commands as impl
 
     if args.code_command == "run":  # the suite's options, as `gaia-eval run code`
         return runner(COMMAND)(args)

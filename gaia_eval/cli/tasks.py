@@ -106,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gaia_eval.cli import _tasks_impl as impl
+    from gaia_eval.tasks import commands as impl
 
     if args.tasks_command in ("run", "controls"):  # as `gaia-eval run tasks[-controls]`
         return runner(COMMAND if args.tasks_command == "run" else CONTROLS_COMMAND)(args)
