@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli import _tasks_repo
 from gaia_eval.cli._alias import runner
 from gaia_eval.tasks.options import COMMAND, CONTROLS_COMMAND, JUDGE, env_names
 
@@ -98,7 +97,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for report.md and .html"
     )
-    _tasks_repo.add_swebench_command(sub)
+    p = sub.add_parser("swebench", help="grade a finished swebench run with the official harness")
+    p.add_argument("dir", type=Path, metavar="DIR", help="a `tasks run --suite swebench` folder")
+    p.add_argument("--docker-platform", help="platform images are pulled for (linux/amd64)")
+    p.add_argument("--keep-images", action="store_true", help="do not pull/remove each image")
+    p.add_argument("--work-root", type=Path, help="where the SWE-bench row cache lives")
     # A subcommand's --help opens with the line `tasks --help` lists for it.
     for choice in sub._choices_actions:
         parser_of = sub.choices[choice.dest]

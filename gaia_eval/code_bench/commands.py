@@ -1,5 +1,5 @@
-"""The work behind `gaia-eval code gate|report|list` (kept out of code.py so `--help` stays
-instant); `code run` is gaia_eval/code_bench/options.py."""
+"""The work behind `gaia-eval code gate|report|list` (the CLI, cli/code.py, only parses);
+`code run` is the suite on the engine (gaia_eval/code_bench/options.py)."""
 
 from __future__ import annotations
 

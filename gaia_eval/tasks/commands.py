@@ -1,8 +1,6 @@
-"""The work behind `gaia-eval tasks ...` (kept out of tasks.py so `--help` stays instant).
-
-`tasks run` and `tasks controls` run on the suite engine (core.runloop: the lock, signals,
-saving after every task, resume, shards, the report); the other commands read and rewrite
-finished run folders.
+"""The work behind `gaia-eval tasks judge|calibrate|gate|propose|report|gateway|swebench`
+(the CLI, cli/tasks.py, only parses): these read and rewrite finished run folders. `tasks
+run` and `tasks controls` are suites on the engine (gaia_eval/tasks/options.py).
 """
 
 from __future__ import annotations
@@ -17,14 +15,23 @@ from gaia_eval.core.results_io import read_json, write_json, write_text
 from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.options import judge_spec
 
-if TYPE_CHECKING:  # the runner imports the harnesses and the LLM clients
-    pass
+if TYPE_CHECKING:
+    from gaia_eval.tasks.definitions import TaskDef
 
 
 def cmd_swebench(args: argparse.Namespace) -> int:
-    from gaia_eval.cli._tasks_repo import cmd_swebench as grade
+    """`tasks swebench DIR`: grade a finished run's predictions and rewrite its results."""
+    from gaia_eval.tasks.swebench import DEFAULT_PLATFORM, SwebenchOptions
+    from gaia_eval.tasks.swebench_grade import check, regrade_run
 
-    return grade(args)
+    opts = SwebenchOptions(
+        docker_platform=args.docker_platform or DEFAULT_PLATFORM, keep_images=args.keep_images
+    )
+    check(opts)
+    graded, env = regrade_run(args.dir, opts)
+    s = env.summary.get("counts", {})
+    print(f"{args.dir}: graded {graded} instance(s); passed {s.get('passed')}/{s.get('tasks')}")
+    return 0
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
@@ -32,7 +39,6 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from gaia_eval.tasks.rejudge import judge_run
 
     spec = judge_spec(args, "to judge")
-    from gaia_eval.cli._tasks_repo import rejudge_context
 
     tasks = load_tasks(args.tasks_file).tasks
     for d in args.dirs:
@@ -219,3 +225,26 @@ def cmd_gateway(args: argparse.Namespace) -> int:
                 print(f"gateway: stopped after {totals['calls']} calls, tokens in/out "
                       f"{gateway.show_tokens(totals)}", flush=True)  # fmt: skip
     return 0
+
+
+def rejudge_context(folder: Path, shipped: bool) -> tuple[dict[str, TaskDef], Path | None]:
+    """For `tasks judge DIR`: the tasks of a repository run that tasks.json lacks (its
+    suite file's, or SWE-bench tasks rebuilt from the row cache) and the run's --work-root."""
+    from gaia_eval.tasks.definitions import data_dir, load_tasks
+    from gaia_eval.tasks.results import load_run, split_item_id
+
+    env, _ = load_run(folder)
+    argv = env.header.run.argv
+    work = Path(argv[argv.index("--work-root") + 1]) if "--work-root" in argv[:-1] else None
+    tier = env.header.tier
+    if tier == "swebench":
+        from gaia_eval.tasks import checkout, swebench
+
+        ids = list(dict.fromkeys(split_item_id(r.id)[0] for r in env.items))
+        tasks = swebench.build_tasks(ids, checkout.shared_work_root(work))
+        return {t.id: t for t in tasks}, work
+    from gaia_eval.tasks.options import SUITE_FILES
+
+    if shipped and tier in SUITE_FILES:
+        return dict(load_tasks(data_dir() / SUITE_FILES[tier]).tasks), work
+    return {}, work
