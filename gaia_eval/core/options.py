@@ -27,48 +27,35 @@ dest); append: repeatable `--flag V`; optional: `--flag [V]` (alone means `const
 `--flag V [V ...]` (nargs)."""
 
 
-def finite(text: str) -> float:
-    """argparse type: a finite float (nan and inf are refused)."""
+def _checked(text: str, kind: Callable[[str], Any], ok: Callable[[Any], bool], what: str) -> Any:
     try:
-        value = float(text)
-    except ValueError as err:
-        msg = f"expected a number, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from err
-    if not math.isfinite(value):
-        msg = f"expected a finite number, got {text!r}"
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        msg = f"expected {what}, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def finite(text: str) -> float:
+    """argparse type: a finite float (nan and inf are refused)."""
+    return float(_checked(text, float, math.isfinite, "a finite number"))
 
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError as err:
-        msg = f"expected a whole number >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from err
-    if value < 1:
-        msg = f"expected a whole number >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+    return int(_checked(text, int, lambda v: v >= 1, "a whole number >= 1"))
 
 
 def positive(text: str) -> float:
     """argparse type: a finite number > 0."""
-    value = finite(text)
-    if value <= 0:
-        msg = f"expected a number > 0, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+    return float(_checked(text, float, lambda v: math.isfinite(v) and v > 0, "a number > 0"))
 
 
 def non_negative(text: str) -> float:
     """argparse type: a finite number >= 0."""
-    value = finite(text)
-    if value < 0:
-        msg = f"expected a number >= 0, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+    return float(_checked(text, float, lambda v: math.isfinite(v) and v >= 0, "a number >= 0"))
 
 
 @dataclass(frozen=True)
