@@ -40,6 +40,7 @@ def _checked(text: str, kind: Callable[[str], Any], ok: Callable[[Any], bool], w
 
 def finite(text: str) -> float:
     """argparse type: a finite float (nan and inf are refused)."""
+    _checked(text, float, lambda v: True, "a number")
     return float(_checked(text, float, math.isfinite, "a finite number"))
 
 
@@ -49,13 +50,13 @@ def positive_int(text: str) -> int:
 
 
 def positive(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    return float(_checked(text, float, lambda v: math.isfinite(v) and v > 0, "a number > 0"))
+    """argparse type: a finite number > 0 (a non-finite one is named as such)."""
+    return float(_checked(text, finite, lambda v: v > 0, "a number > 0"))
 
 
 def non_negative(text: str) -> float:
-    """argparse type: a finite number >= 0."""
-    return float(_checked(text, float, lambda v: math.isfinite(v) and v >= 0, "a number >= 0"))
+    """argparse type: a finite number >= 0 (a non-finite one is named as such)."""
+    return float(_checked(text, finite, lambda v: v >= 0, "a number >= 0"))
 
 
 @dataclass(frozen=True)
