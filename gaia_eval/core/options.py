@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -146,7 +146,6 @@ class Options:
 
     items: tuple[Option | Options, ...]
     title: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, *items: Option | Options, title: str | None = None) -> Options:
@@ -213,16 +212,16 @@ class Options:
         return Options(tuple(o for o in self if o.flag not in flags), self.title)
 
 
-def tier(choices: Iterable[str], default: str | None, help: str) -> Option:
+def tier(choices: tuple[str, ...], default: str | None, help: str) -> Option:
     """The `--tier` of a suite, with `--suite` (its older name) as an alias."""
     return Option(
         "--tier",
         help,
-        choices=tuple(choices) if choices else None,
+        choices=choices or None,
         default=default,
         aliases=("--suite",),
         dest="suite",
-        metavar="TIER",
+        metavar=None if choices else "TIER",  # argparse shows the choices
         always=True,
     )
 
