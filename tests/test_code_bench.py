@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.models import AgentOutcome
+from gaia_eval.agents.workspace import Workspace, copy_project
 from gaia_eval.code_bench import gate, honesty, replays
 from gaia_eval.code_bench.definitions import (
     CodeTask,
@@ -28,9 +31,6 @@ from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.gate import compare
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.models import AgentOutcome
-from gaia_eval.tasks.workspace import Workspace, copy_project
 
 TASKS = load_tasks()
 BY_ID = {t.id: t for t in TASKS}

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from tasks_run_helpers import config, run
 
+from gaia_eval.agents import fence
+from gaia_eval.agents.harnesses.replay import ReplayHarness
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
-from gaia_eval.tasks import fence
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.models import Transcript
 
 ANSWER = "THE-PLANTED-ANSWER-4711"
 
@@ -75,6 +75,7 @@ def test_fence_hides_the_installed_package_under_test(tmp_path: Path) -> None:
     task = tmp_path / "task"
     (task / "project").mkdir(parents=True)
     fp = fence.task_plan(
+        answer_keys=tmp_path / "keys-none",
         task_root=task,
         baseline=None,
         results_dir=tmp_path / "results-none",

@@ -18,8 +18,8 @@ import httpx
 import pytest
 from loopback import running, url_of
 
-from gaia_eval.tasks import gateway as gw
-from gaia_eval.tasks.gateway_usage import UsageReader
+from gaia_eval.agents import gateway as gw
+from gaia_eval.agents.gateway_usage import UsageReader
 
 CONFIGURED_KEY = "sk-upstream-configured-0123456789abcdef"
 CLIENT_KEY = "sk-client-own-key-fedcba9876543210"

@@ -14,13 +14,13 @@ import pytest
 from tasks_fakes import FakeLLM, closed_port_url, hang_up, serve
 from tasks_run_helpers import card, config, envelope, run
 
+from gaia_eval.agents.harnesses.builtin import BuiltinHarness
+from gaia_eval.agents.harnesses.command import CommandHarness
+from gaia_eval.agents.harnesses.replay import ReplayHarness
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.spec import parse_model_spec
-from gaia_eval.tasks.harnesses.builtin import BuiltinHarness
-from gaia_eval.tasks.harnesses.command import CommandHarness
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.models import Transcript
 from gaia_eval.tasks.results import scorecards
 
 OLD = (

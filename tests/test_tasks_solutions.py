@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.workspace import Workspace, tree_diff
 from gaia_eval.tasks.checks import decide_mechanical, evaluate
 from gaia_eval.tasks.definitions import load_tasks
-from gaia_eval.tasks.isolation import agent_env
+from gaia_eval.tasks.runner import prepare
 from gaia_eval.tasks.setups import cache_file_for, generate_log, git
-from gaia_eval.tasks.workspace import Workspace, prepare, tree_diff
 
 TASKS = load_tasks()
 ENV = agent_env()

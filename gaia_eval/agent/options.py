@@ -208,7 +208,7 @@ def _write_scorecard(folder: Path) -> None:
 def main(args: argparse.Namespace) -> int:
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.core.launch import run_suite
-    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.core.rundir import default_run_dir
 
     if args.compare:
         return _compare(args)
@@ -218,7 +218,7 @@ def main(args: argparse.Namespace) -> int:
     if args.list:
         return _list(args)
     if args.out is None and args.resume is None:
-        args.out = Path("eval") / "results" / f"agent-{timestamp_slug()}"
+        args.out = default_run_dir("agent")
     suite = build(args)
     try:
         return run_suite(suite, args)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from gaia_eval.cli._alias import runner
+from gaia_eval.core.rundir import RESULTS_ROOT
 from gaia_eval.tasks.options import COMMAND, CONTROLS_COMMAND, JUDGE, env_names
 
 NAME = "tasks"
@@ -18,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "run",
         help="run an agent on each task of a suite, then judge",
         description=f"Run an agent on each task of a suite, then judge. The run folder (--out, "
-        f"default eval/results/tasks-<suite>-<timestamp>) [{env_names('out')}] gets results.json, "
+        f"default {RESULTS_ROOT.as_posix()}/tasks-<suite>-<timestamp>) [{env_names('out')}] "
+        "gets results.json, "
         "items.jsonl, report.md, report.html and a folder per task.",
     )
     COMMAND.add_to(run)

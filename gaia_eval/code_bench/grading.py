@@ -19,12 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia_eval.agents.checks import check_probe
+from gaia_eval.agents.models import CheckRecord
+from gaia_eval.agents.workspace import IGNORED, touched_files
 from gaia_eval.code_bench.definitions import HIDDEN_TESTS, VISIBLE_TESTS, CodeTask
 from gaia_eval.code_bench.testrun import PytestRun, run_pytest
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.tasks.checks import check_probe
-from gaia_eval.tasks.models import CheckRecord
-from gaia_eval.tasks.workspace import IGNORED, touched_files
 
 PROTECTED_NAMES = frozenset(
     {

@@ -85,9 +85,8 @@ def _check_needs(
     """Refuse, in one message, a run that lacks something (exit 2: the harness's CLI, the
     model's SDK or key, mypy for typed tasks) or whose model server does not answer
     (exit 3)."""
+    from gaia_eval.agents import preflight
     from gaia_eval.code_bench.definitions import CodeTask
-    from gaia_eval.tasks import preflight
-    from gaia_eval.tasks.settings import env
 
     typed = [t.id for t in tasks if isinstance(t, CodeTask) and "mypy" in t.needs]
     extra = []
@@ -99,7 +98,7 @@ def _check_needs(
     preflight.check(
         harness=harness,
         model=model,
-        claude_bin=env("claude") or "claude",
+        claude_bin=preflight.claude_bin(),
         fence=args.fence,
         extra=extra,
     )
@@ -108,6 +107,8 @@ def _check_needs(
 def build(args: argparse.Namespace) -> CodeBenchSuite:
     """The suite `args` ask for; `args` then hold the run's effective values (what
     OPTIONS.argv records)."""
+    from gaia_eval.agents import preflight
+    from gaia_eval.agents.harnesses.choose import choose_harness
     from gaia_eval.code_bench.definitions import load_tasks, select
     from gaia_eval.code_bench.replays import named_replays
     from gaia_eval.code_bench.runner import DEFAULT_RUN_TIMEOUT_S, TESTS_TIMEOUT_S, CodeConfig
@@ -116,8 +117,6 @@ def build(args: argparse.Namespace) -> CodeBenchSuite:
     from gaia_eval.llm import local_server
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.harnesses.choose import choose_harness
-    from gaia_eval.tasks.settings import env
 
     args.tasks_dir = path_of(args.tasks_dir)
     every = load_tasks(args.tasks_dir)
@@ -144,7 +143,7 @@ def build(args: argparse.Namespace) -> CodeBenchSuite:
         record=record,
         full_access=args.full_access,
         named_replays=named_replays(),
-        claude_bin=env("claude") or "claude",
+        claude_bin=preflight.claude_bin(),
     )
     agent = parse_model_spec(choice.model) if choice.harness.name == "builtin" else None
     _check_needs(args, choice.harness.name, agent, list(selected))
@@ -177,14 +176,14 @@ def build(args: argparse.Namespace) -> CodeBenchSuite:
 
 def main(args: argparse.Namespace) -> int:
     from gaia_eval.core.launch import run_suite
-    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.core.rundir import default_run_dir
     from gaia_eval.llm.local_server import local_servers
 
     # `local` specs share one server for the run, stopped when it ends.
     with local_servers():
         suite = build(args)
         if args.out is None and args.resume is None:
-            args.out = Path("eval/results") / f"code-{timestamp_slug()}"
+            args.out = default_run_dir("code")
         return run_suite(suite, args)
 
 

@@ -19,6 +19,12 @@ from pathlib import Path
 from threading import Lock
 from typing import Any, ClassVar
 
+from gaia_eval.agents.checks import EDIT_TOOLS
+from gaia_eval.agents.harnesses.base import Harness
+from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.models import AgentOutcome, Transcript
+from gaia_eval.agents.run import Fence, agent_cost, run_agent
+from gaia_eval.agents.workspace import copy_project, tree_diff
 from gaia_eval.code_bench.definitions import CodeTask, data_dir
 from gaia_eval.code_bench.grading import Grade, grade, run_tests, run_untouched
 from gaia_eval.code_bench.honesty import explains_refusal, outage, success_claims
@@ -27,12 +33,6 @@ from gaia_eval.code_bench.testrun import PytestRun, grading_env
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
-from gaia_eval.tasks.checks import EDIT_TOOLS
-from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.models import AgentOutcome, Transcript
-from gaia_eval.tasks.runner import Fence, agent_cost, run_agent
-from gaia_eval.tasks.workspace import copy_project, tree_diff
 
 DEFAULT_RUN_TIMEOUT_S = 1200.0  # the task timeout (docs/code-bench.md)
 TESTS_TIMEOUT_S = 300.0

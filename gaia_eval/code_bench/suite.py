@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from gaia_eval.agents.isolation import agent_env
 from gaia_eval.code_bench import gate, report
 from gaia_eval.code_bench.definitions import CodeTask
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
@@ -20,12 +21,11 @@ from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
 from gaia_eval.code_bench.scorecard import results, summarise
 from gaia_eval.code_bench.testrun import grading_env
 from gaia_eval.core.gate import GateRules
+from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
-from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.results import item_dir, item_id, select_tasks
 
 
 def _version(dist: str) -> str | None:

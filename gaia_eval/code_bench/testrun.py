@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gaia_eval.tasks.isolation import run_text
+from gaia_eval.agents.isolation import run_text
 
 PYTEST_FLAGS = ("-q", "--no-header", "-rA", "--tb=no")
 OUTCOMES = {

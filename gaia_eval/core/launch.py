@@ -21,19 +21,6 @@ if TYPE_CHECKING:
     from gaia_eval.core.suite import Suite
 
 
-class RecordedArgv:
-    """A run's effective command line (flags and variables alike), recorded so that
-    `--resume DIR` re-runs it in any shell."""
-
-    def __init__(self, *head: str) -> None:
-        self.words = list(head)
-
-    def add(self, flag: str, value: object) -> None:
-        if value is None or value is False or value == "":
-            return
-        self.words += [flag] if value is True else [flag, str(value)]
-
-
 def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
     """(path, label) of a --gate value: a file, a run folder, `builtin:SUITE/NAME`, or (with
     the suite's baselines `folder`) a short name; names resolve in core/baselines. A name's

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gaia_eval.core.lock import wait_seconds
+from gaia_eval.core.rundir import RESULTS_ROOT
 
 Kind = Literal["value", "switch", "on", "off", "append", "optional", "many", "positional"]
 """value: `--flag V`; positional: `V` (the "flag" is its name); switch: `--flag` alone
@@ -238,7 +239,9 @@ WAIT_LOCK = Option(
 )
 
 OUT = Option(
-    "--out", "run folder (default eval/results/<suite>-<timestamp>); must be new or empty", Path
+    "--out",
+    f"run folder (default {RESULTS_ROOT.as_posix()}/<suite>-<timestamp>); must be new or empty",
+    Path,
 )
 RESUME = Option(
     "--resume",

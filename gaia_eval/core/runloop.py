@@ -57,7 +57,8 @@ from gaia_eval.core.results import (
     load_envelope,
 )
 from gaia_eval.core.results_io import scrub_text, write_json, write_text
-from gaia_eval.core.runmeta import git_state, machine, now_iso, timestamp_slug
+from gaia_eval.core.rundir import default_run_dir
+from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
 
 ITEM_LOG = "items.jsonl"
@@ -477,7 +478,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
         state.previous = _load_previous(req, cls)
         if req.shard is None and state.previous.header.shard:
             req.shard = Shard.parse(state.previous.header.shard)
-    out = req.resume or req.out or Path("eval") / "results" / f"{cls.name}-{timestamp_slug()}"
+    out = req.resume or req.out or default_run_dir(cls.name)
     check_out_dir(out, resuming=req.resume is not None)
     label = req.baseline_label or (str(req.baseline) if req.baseline else "")
     if req.baseline is not None:  # before anything runs: a bad baseline costs nothing

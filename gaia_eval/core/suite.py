@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tomllib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module, resources
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.results import Converter, LegacyFormats
 
 if TYPE_CHECKING:
     from gaia_eval.core.gate import GateRules
@@ -252,6 +253,12 @@ class SuiteEntry:
     description: str
     legacy: str | None = None
     """`module:function` converting the suite's pre-envelope files, if it had any."""
+    describe: str | None = None
+    """`module:function` naming an old file of the suite in an error (None: not its)."""
+    baselines: str | None = None
+    """Its folder under gaia_eval/baselines/, if baselines ship for it."""
+    gate_command: str | None = None
+    """The command that gates a run against one of those baselines (for listings)."""
 
     def load(self) -> type[Suite]:
         module, _, attr = self.target.partition(":")
@@ -298,6 +305,9 @@ def suites() -> dict[str, SuiteEntry]:
             target=row["target"],
             description=row["description"],
             legacy=row.get("legacy"),
+            describe=row.get("describe"),
+            baselines=row.get("baselines"),
+            gate_command=row.get("gate_command"),
         )
         for name, row in _registry().get("suite", {}).items()
     }
@@ -328,11 +338,44 @@ def suite_class(name: str) -> type[Suite]:
     return entry.load()
 
 
-def legacy_converters() -> Mapping[str, Any]:
-    """suite name -> converter of its pre-envelope files."""
-    out: dict[str, Any] = {}
-    for entry in suites().values():
-        if entry.legacy:
-            module, _, attr = entry.legacy.partition(":")
-            out[entry.name] = getattr(import_module(module), attr)
-    return out
+def _load(ref: str) -> Any:
+    module, _, attr = ref.partition(":")
+    return getattr(import_module(module), attr)
+
+
+class _Registered(LegacyFormats):
+    """The registry's converters, each suite's module imported only when its own is used:
+    reading one suite's results file loads no other suite."""
+
+    def __init__(self) -> None:
+        self._entries = {e.name: e for e in suites().values() if e.legacy}
+
+    def __getitem__(self, name: str) -> Converter:
+        entry = self._entries[name]
+        assert entry.legacy is not None
+        converter: Converter = _load(entry.legacy)
+        return converter
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def describe(self, data: dict[str, Any]) -> str | None:
+        for entry in suites().values():
+            if entry.describe and (what := _load(entry.describe)(data)):
+                return str(what)
+        return None
+
+
+def legacy_converters() -> LegacyFormats:
+    """suite name -> converter of its pre-envelope files, loaded lazily."""
+    return _Registered()
+
+
+def gate_commands() -> dict[str, str]:
+    """Baselines folder -> the command that gates against its files (registry only)."""
+    return {
+        e.baselines: e.gate_command for e in suites().values() if e.baselines and e.gate_command
+    }

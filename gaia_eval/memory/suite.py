@@ -219,7 +219,7 @@ class MemorySuite(Suite):
 
             return MemoryTools(ScriptedExtractor(scenario), self._embedder), None, None
         from gaia_eval.llm.spec import parse_model_spec
-        from gaia_eval.memory.model import ModelAnswerer, ModelExtractor, ModelJudge
+        from gaia_eval.memory.model_backed import ModelAnswerer, ModelExtractor, ModelJudge
 
         assert self.model_spec is not None
         spec = parse_model_spec(self.model_spec)

@@ -32,6 +32,7 @@ from gaia_eval.core.options import (
     positive_int,
     tier,
 )
+from gaia_eval.core.rundir import default_run_dir
 
 EPILOG = (
     "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
@@ -359,7 +360,6 @@ def _run(args: argparse.Namespace) -> int:
     answer_model = parse_model_spec(model, "--model") if model else None
     judge = parse_model_spec(args.judge, "--judge") if args.judge else None
 
-    from gaia_eval.core.runmeta import timestamp_slug
     from gaia_eval.retrieval.dataset import builtin_dataset_path
     from gaia_eval.retrieval.runner import DatasetSource, RagSuite
     from gaia_eval.retrieval.systems import DEFAULT_EMBEDDER, plugin_maker, reference_maker
@@ -401,8 +401,7 @@ def _run(args: argparse.Namespace) -> int:
         # Before anything is indexed: a VLM that cannot read stops the run with its error.
         VisionModel(args.vlm).probe()
     if args.out is None and args.resume is None:
-        name = f"retrieval-rag-{_slug(suite.run_tier())}-{timestamp_slug()}"
-        args.out = Path("eval") / "results" / name
+        args.out = default_run_dir(f"retrieval-rag-{_slug(suite.run_tier())}")
     from gaia_eval.core.launch import run_suite
 
     return run_suite(suite, args)

@@ -42,12 +42,11 @@ OPTIONS = Options.of(
 
 def _prepare(args: argparse.Namespace, mode: str) -> None:
     """The default run folder; a run folder must be private (sessions quote your code)."""
-    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.core.rundir import default_run_dir
     from gaia_eval.sessions.privacy import check_private
 
     if args.out is None and args.resume is None:
-        name = "sessions-controls" if mode == "controls" else "sessions"
-        args.out = Path("eval") / "results" / f"{name}-{timestamp_slug()}"
+        args.out = default_run_dir("sessions-controls" if mode == "controls" else "sessions")
     if args.out is not None:
         check_private(args.out)
     if args.resume is not None:
@@ -65,10 +64,10 @@ def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, st
     """(harness, system label, model label) of --harness."""
     import json
 
+    from gaia_eval.agents.harnesses.registry import build_harness
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.sessions.models import SessionDataset
-    from gaia_eval.tasks.harnesses.registry import build_harness
 
     assert isinstance(dataset, SessionDataset)
     name = args.harness

@@ -126,9 +126,9 @@ class SessionsSuite(Suite):
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
 
     def run_item(self, item: Item, ctx: RunContext) -> CaseResult:
+        from gaia_eval.agents.isolation import agent_env, run_capped
         from gaia_eval.sessions.judge import judge
         from gaia_eval.sessions.workspace import prepare
-        from gaia_eval.tasks.isolation import agent_env, run_capped
 
         case, repeat = item.payload
         assert isinstance(case, SessionCase)
@@ -184,8 +184,8 @@ class SessionsSuite(Suite):
 
     def _launch(self, case: SessionCase, workdir: Path, agent_dir: Path) -> tuple[Any, Any]:
         """The harness's launch plan, and how the context (if any) reaches the agent."""
+        from gaia_eval.agents.harnesses.base import ConversationHarness
         from gaia_eval.sessions.dataset import context_turn
-        from gaia_eval.tasks.harnesses.base import ConversationHarness
 
         if case.context is None:
             return self.harness.launch(case.id, case.prompt, workdir, agent_dir, MAX_STEPS), None

@@ -6,20 +6,19 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from gaia_eval.agents.checks import EDIT_TOOLS, check_probe, last_line
+from gaia_eval.agents.isolation import run_text
+from gaia_eval.agents.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.definitions import Expect, TaskDef
-from gaia_eval.tasks.isolation import run_text
-from gaia_eval.tasks.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.tasks.setups import cache_file_for
 
 TESTS_TIMEOUT_S = 240.0
 PROBE_TIMEOUT_S = 120.0
 
-EDIT_TOOLS = {"write_file", "edit_file", "Edit", "Write", "MultiEdit", "NotebookEdit"}
 TEST_TOOLS = {"run_pytest"}
 SHELL_TOOLS = {"run_shell", "Bash", "bash", "shell"}
 
@@ -33,11 +32,6 @@ _PYTEST_SUMMARY = re.compile(
 )
 _UNITTEST_SUMMARY = re.compile(r"^Ran \d+ tests? in [\d.]+s\s*\n+\s*(OK|FAILED)", re.MULTILINE)
 _FAILURE = re.compile(r"\b([1-9]\d*) (?:failed|errors?)\b")
-
-
-def last_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1][:300] if lines else "(no output)"
 
 
 # ---- mechanical checks ------------------------------------------------------------------
@@ -66,21 +60,6 @@ def check_tests(project: Path, env: Mapping[str, str], timeout_s: float) -> Chec
     if timed_out:
         return CheckRecord(kind="tests_pass", passed=False, detail=f"tests ran past {timeout_s}s")
     return CheckRecord(kind="tests_pass", passed=rc == 0, detail=last_line(out))
-
-
-def check_probe(probe: str, project: Path, env: Mapping[str, str], timeout_s: float) -> CheckRecord:
-    """Run the probe snippet inside the project; non-zero exit fails with the last line."""
-    with tempfile.TemporaryDirectory(prefix="gaia-probe-") as tmp:
-        script = Path(tmp) / "probe.py"
-        script.write_text(probe + "\n", encoding="utf-8")
-        probe_env = dict(env)
-        probe_env["PYTHONPATH"] = str(project)
-        rc, out, timed_out = run_text(
-            [sys.executable, str(script)], cwd=project, env=probe_env, timeout_s=timeout_s
-        )
-    if timed_out:
-        return CheckRecord(kind="probe", passed=False, detail=f"probe ran past {timeout_s}s")
-    return CheckRecord(kind="probe", passed=rc == 0, detail=last_line(out) if rc else "probe ok")
 
 
 def evaluate(

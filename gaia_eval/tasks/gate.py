@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
+from gaia_eval.core.items import item_id
 from gaia_eval.core.results import Flip, MetricCheck, Verdict
 from gaia_eval.tasks.models import Expectations, Measured, Scorecard
 from gaia_eval.tasks.report import result_string, summary
-from gaia_eval.tasks.results import item_id
 
 # The expectations' headroom for one noisy run (docs/tasks.md); a run-vs-run
 # `--gate` uses the same numbers (TasksSuite.gate_rules).

@@ -136,8 +136,8 @@ OPTIONS = Options.of(
 
 def _harness(args: argparse.Namespace) -> tuple[Any, str, str, dict[str, Any]]:
     """(harness, model, system, harness settings) of --harness and its options."""
+    from gaia_eval.agents.harnesses.choose import choose_harness
     from gaia_eval.tasks.definitions import data_dir
-    from gaia_eval.tasks.harnesses.choose import choose_harness
 
     def record(flag: str, value: object) -> None:  # the harness's effective settings
         setattr(args, OPTIONS[flag].key, value)
@@ -160,8 +160,8 @@ def _gateway(
 ) -> tuple[str | None, str]:  # fmt: skip
     """(gateway URL, client suffix) the harness's model calls go through: `--gateway-url`,
     else a gateway of the run's own (stopped with it); (None, "") for no model route."""
-    from gaia_eval.tasks import gateway
-    from gaia_eval.tasks.routing import route_for
+    from gaia_eval.agents import gateway
+    from gaia_eval.agents.routing import route_for
 
     given, args.gateway_url = setting(args, "gateway_url"), None
     route = route_for(harness.name, spec)
@@ -194,7 +194,8 @@ def select(
                 raise InvalidInputError(msg)
     wanted = listed(setting(args, "tasks")) or None
     if suite == "swebench":
-        from gaia_eval.tasks import checkout, swebench
+        from gaia_eval.agents import checkout
+        from gaia_eval.tasks import swebench
 
         if wanted:
             msg = "--tasks does not apply to --suite swebench: name instances with --instances"
@@ -244,10 +245,10 @@ def configure(cfg: TasksConfig, args: argparse.Namespace) -> None:
 def config(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) -> TasksConfig:
     """The run's config; `args` then hold its effective values (what OPTIONS.argv records).
     The run's gateway, if any, lives in `stack`."""
+    from gaia_eval.agents import credentials, preflight
     from gaia_eval.llm import local_server
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks import credentials, preflight
     from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, TasksConfig
 
     args.suite = suite = setting(args, "suite") or "core"
@@ -265,7 +266,7 @@ def config(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) 
     harness, model, system, harness_settings = _harness(args)
     agent = parse_model_spec(model) if harness.name == "builtin" else None
     if harness.name == "claude-code":
-        from gaia_eval.tasks.routing import claude_code_spec
+        from gaia_eval.agents.routing import claude_code_spec
 
         routed = claude_code_spec(model)  # an open model: through the gateway
     else:
@@ -318,8 +319,8 @@ def config(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) 
 
 
 def main(args: argparse.Namespace) -> int:
+    from gaia_eval.agents import credentials
     from gaia_eval.llm.local_server import local_servers
-    from gaia_eval.tasks import credentials
 
     # The judge's credentials are out of this process until the judge step; `local` specs
     # share one server for the run, and the run's gateway (if any) sits in front of it;
@@ -330,15 +331,13 @@ def main(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     from gaia_eval.core.launch import run_suite
-    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.core.rundir import default_run_dir
     from gaia_eval.tasks.suite import TasksSuite
 
     cfg = config(args, stack)
     if args.out is None and args.resume is None:
         out = env("out")
-        args.out = (
-            Path(out) if out else Path("eval/results") / f"tasks-{cfg.suite}-{timestamp_slug()}"
-        )
+        args.out = Path(out) if out else default_run_dir(f"tasks-{cfg.suite}")
     meter = _meter(args, cfg, stack)
     rc = run_suite(TasksSuite(cfg), args)
     if meter is not None:
@@ -349,8 +348,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
 def _meter(args: argparse.Namespace, cfg: TasksConfig, stack: contextlib.ExitStack) -> Any:
     """`--meter NAME`: the account lock (held for the run) and the opening snapshot, in the
     run's setup; a resumed run keeps its first opening snapshot, so the delta covers it all."""
+    from gaia_eval.agents import meter as meters
     from gaia_eval.core.results_io import read_json
-    from gaia_eval.tasks import meter as meters
 
     name = args.meter = setting(args, "meter")
     if not name:
@@ -370,9 +369,9 @@ def _meter(args: argparse.Namespace, cfg: TasksConfig, stack: contextlib.ExitSta
 def _close_meter(m: Any, cfg: TasksConfig, folder: Path) -> None:
     """The closing snapshot (after the meter's lag), written into results.json and the
     reports, whose run cost is then the metered one."""
+    from gaia_eval.agents import meter as meters
     from gaia_eval.core.results import load_envelope
     from gaia_eval.core.runloop import write_outputs
-    from gaia_eval.tasks import meter as meters
     from gaia_eval.tasks.suite import TasksSuite
 
     assert cfg.meter is not None
@@ -390,8 +389,8 @@ def _close_meter(m: Any, cfg: TasksConfig, folder: Path) -> None:
 def judge_spec(args: argparse.Namespace, why: str, *, toolchain: bool = False) -> Any:
     """The --judge-model spec, with its SDK and credentials checked (and pytest, when the
     command runs tasks)."""
+    from gaia_eval.agents import preflight
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks import preflight
 
     spec = parse_model_spec(required(args, "judge_model", why), "--judge-model")
     preflight.check(judge=spec, claude_bin=env("claude") or "claude", toolchain=toolchain)
@@ -407,6 +406,7 @@ def controls_main(args: argparse.Namespace) -> int:
     """`tasks controls`: the judge must score three planted attempts apart."""
     import tempfile
 
+    from gaia_eval.agents.harnesses.replay import ReplayHarness
     from gaia_eval.core.errors import EXIT_GATE_FAILED
     from gaia_eval.core.launch import run_suite
     from gaia_eval.core.results import load_envelope
@@ -414,7 +414,6 @@ def controls_main(args: argparse.Namespace) -> int:
     from gaia_eval.llm import local_server
     from gaia_eval.tasks.controls import CONTROL_TASK, assess
     from gaia_eval.tasks.definitions import load_tasks
-    from gaia_eval.tasks.harnesses.replay import ReplayHarness
     from gaia_eval.tasks.results import task_result
     from gaia_eval.tasks.runner import TasksConfig
     from gaia_eval.tasks.suite import ControlsSuite

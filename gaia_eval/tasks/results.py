@@ -9,17 +9,16 @@ are the task names; every (task, repeat) is still its own item, resumed and shar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.items import item_id, split_item_id
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo, load_envelope
 from gaia_eval.core.results_io import read_json
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.core.suite import Item
 from gaia_eval.tasks.models import (
     SCORECARD_SCHEMA,
     Judgement,
@@ -31,34 +30,7 @@ from gaia_eval.tasks.models import (
 from gaia_eval.tasks.report import counts
 
 SUITE = "tasks"
-REPEAT = "#r"
 LEGACY_DIGEST = "pre-engine scorecard"
-
-
-def item_id(task_id: str, repeat: int) -> str:
-    return task_id if repeat == 1 else f"{task_id}{REPEAT}{repeat}"
-
-
-def split_item_id(item: str) -> tuple[str, int]:
-    """(task id, repeat) of an item id."""
-    task, sep, n = item.rpartition(REPEAT)
-    if sep and task and n.isdigit():
-        return task, int(n)
-    return item, 1
-
-
-def select_tasks(items: Sequence[Item], only: Sequence[str] | None) -> Sequence[Item]:
-    """The items (every repeat) of the tasks named in `only`; all of them for None."""
-    if only is None:
-        return items
-    wanted = set(only)
-    return [i for i in items if split_item_id(i.id)[0] in wanted]
-
-
-def item_dir(out: Path, item: str) -> Path:
-    """Where an item's transcript and diffs go: `<out>/<task>`, `<out>/r2/<task>`, ..."""
-    task, repeat = split_item_id(item)
-    return out / task if repeat == 1 else out / f"r{repeat}" / task
 
 
 # ---- results of records -----------------------------------------------------------------
@@ -169,7 +141,7 @@ def _meter_data(env: Envelope) -> dict[str, Any] | None:
 
 def metered_cost(env: Envelope) -> RunCost | None:
     """The run's cost from the billing meter (`--meter`), once its closing snapshot is in."""
-    from gaia_eval.tasks.meter import MeterRecord
+    from gaia_eval.agents.meter import MeterRecord
 
     data = _meter_data(env)
     if data is None or not data.get("after"):
@@ -284,6 +256,11 @@ def _card(data: Any, source: Path | str) -> Scorecard:
     except ValidationError as err:
         msg = f"{source}: invalid scorecard: {err}"
         raise InvalidInputError(msg) from err
+
+
+def describe(data: dict[str, Any]) -> str | None:
+    """A pre-engine scorecard, named in an error when it is not the file asked for."""
+    return "a tasks scorecard" if "tasks" in data and "harness" in data else None
 
 
 def legacy_envelope(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -14,7 +14,9 @@ from typing import cast
 
 from pydantic import BaseModel
 
+from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
@@ -28,15 +30,8 @@ from gaia_eval.tasks.gate import (
     USAGE_SLACK,
     VERIFIED_SLACK,
 )
-from gaia_eval.tasks.harnesses.base import Harness
 from gaia_eval.tasks.models import TaskResult, TasksSummary
-from gaia_eval.tasks.results import (
-    item_dir,
-    item_id,
-    scorecards,
-    select_tasks,
-    summarise,
-)
+from gaia_eval.tasks.results import scorecards, summarise
 from gaia_eval.tasks.runner import TasksConfig, run_task
 
 
@@ -95,7 +90,7 @@ class TasksSuite(Suite):
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
         ctx.setup["checks"] = {t.id: t.check for t in self.cfg.tasks}
-        from gaia_eval.tasks.fence import register_run
+        from gaia_eval.agents.fence import register_run
 
         # Every run, fenced or not, so that later fenced runs hide it wherever it is.
         register_run(ctx.out_dir)
@@ -141,7 +136,7 @@ class TasksSuite(Suite):
             grade_results(ctx.out_dir, typed_sw, sw, run_id_for(ctx.out_dir))
         if not self.cfg.judge_model:
             return
-        from gaia_eval.tasks.credentials import for_judge
+        from gaia_eval.agents.credentials import for_judge
         from gaia_eval.tasks.grading import grade, needs_grade
 
         typed = cast(dict[str, TaskResult], results)
@@ -241,8 +236,8 @@ class ControlsSuite(TasksSuite):
         ]
 
     def harness_for(self, item: Item) -> Harness:
+        from gaia_eval.agents.harnesses.replay import ReplayHarness
         from gaia_eval.tasks.controls import CONTROL_TASK, SCRIPTS
-        from gaia_eval.tasks.harnesses.replay import ReplayHarness
 
         return ReplayHarness({CONTROL_TASK: SCRIPTS[item.id]})
 

@@ -214,7 +214,7 @@ def grade_results(
 ) -> int:
     """Grade every SWE-bench result (item id -> result) awaiting the harness, in place,
     each against its repeat folder's predictions; how many were graded."""
-    from gaia_eval.tasks.results import item_dir, split_item_id
+    from gaia_eval.core.items import item_dir, split_item_id
 
     n = 0
     for iid, res in results.items():

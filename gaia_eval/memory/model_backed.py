@@ -15,7 +15,7 @@ import re
 from datetime import datetime
 from typing import Any, get_args
 
-from gaia_eval.core.errors import GaiaEvalError
+from gaia_eval.llm.errors import JudgeReplyError
 from gaia_eval.llm.spec import ModelSpec
 from gaia_eval.systems.memory.protocol import (
     Candidate,
@@ -55,12 +55,6 @@ JUDGE_SYSTEM = """You grade an assistant's answer. Given the request, the answer
 facts the answer must use, reply with JSON only: {"pass": true or false, "reason": "..."}.
 Pass only when the answer uses every fact correctly and asserts nothing contradicting
 them."""
-
-
-class JudgeReplyError(GaiaEvalError):
-    """The judge's reply did not parse: an error of the scenario, never a score."""
-
-    exit_code = 1
 
 
 # Short strings: a small model that rambles inside a value still closes its JSON in budget.

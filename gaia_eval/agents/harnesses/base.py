@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from gaia_eval.tasks.models import AgentOutcome
+from gaia_eval.agents.models import AgentOutcome
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from gaia_eval.agents.harnesses.base import LaunchPlan
+from gaia_eval.agents.models import AgentOutcome
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.tasks.harnesses.base import LaunchPlan
-from gaia_eval.tasks.models import AgentOutcome
 
 ANSWER_CAP = 8000
 

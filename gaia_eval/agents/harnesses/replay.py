@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gaia_eval.tasks.harnesses.base import LaunchPlan
-from gaia_eval.tasks.harnesses.record import read_outcome
-from gaia_eval.tasks.models import AgentOutcome
+from gaia_eval.agents.harnesses.base import LaunchPlan
+from gaia_eval.agents.harnesses.record import read_outcome
+from gaia_eval.agents.models import AgentOutcome
 
 
 class ReplayHarness:
@@ -45,7 +45,7 @@ class ReplayHarness:
             "full_access": self.full_access,
             "script": self.scripts.get(task_id, []),
         }
-        argv = [sys.executable, "-m", "gaia_eval.tasks.harnesses.child", str(run_dir)]
+        argv = [sys.executable, "-m", "gaia_eval.agents.harnesses.child", str(run_dir)]
         return LaunchPlan(argv, json.dumps(spec).encode("utf-8"))
 
     def collect(self, run_dir: Path, stdout: Path, stderr: Path) -> AgentOutcome:

@@ -38,12 +38,16 @@ WRITES = {
 def install(root: Path, gh: dict[str, Any]) -> Path:
     """Write state and the `gh` executable under `root/gh`; returns the bin folder."""
     # Imported here: the stand-in itself runs on every gh call and must start fast.
-    from gaia_eval.tasks.definitions import data_dir
+    from importlib import resources
 
     folder = root / "gh"
     (folder / "bin").mkdir(parents=True, exist_ok=True)
     (folder / "config").mkdir(exist_ok=True)
-    fixture = json.loads((data_dir() / "github" / "toybox.json").read_text(encoding="utf-8"))
+    fixture = json.loads(
+        (
+            Path(str(resources.files("gaia_eval.agents") / "data")) / "github" / "toybox.json"
+        ).read_text(encoding="utf-8")
+    )
     state = {
         **fixture,
         "mode": gh.get("mode", "offline"),
@@ -57,7 +61,7 @@ def install(root: Path, gh: dict[str, Any]) -> Path:
     exe.write_text(
         f"#!{sys.executable}\n"
         "import sys\n"
-        "from gaia_eval.tasks.ghstub import main\n"
+        "from gaia_eval.agents.ghstub import main\n"
         f"sys.exit(main(sys.argv[1:], {str(folder)!r}))\n",
         encoding="utf-8",
     )

@@ -1,6 +1,6 @@
 """Which model route a harness takes: through the run's model gateway, or its own.
 
-Both model harnesses reach an open model through the gateway (gaia_eval.tasks.gateway),
+Both model harnesses reach an open model through the gateway (gaia_eval.agents.gateway),
 which holds the key: `builtin` on any OpenAI-compatible spec or `local`, `claude-code` on
 `local` or an `openai:` server that also serves the Anthropic Messages API (llama.cpp and
 Lemonade do, at `<root>/v1/messages`). Claude Code on Anthropic's own models keeps its
@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from gaia_eval.agents.gateway import Upstream
 from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, parse_model_spec, resolve
-from gaia_eval.tasks.gateway import Upstream
 
 
 @dataclass(frozen=True)

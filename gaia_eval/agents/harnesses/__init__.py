@@ -17,7 +17,7 @@ def __getattr__(name: str) -> Any:
     # Lazy: the agent child process (harnesses.child) imports this package, and the
     # protocol's pydantic models would add a second to every agent's start-up.
     if name in __all__:
-        from gaia_eval.tasks.harnesses import base
+        from gaia_eval.agents.harnesses import base
 
         return getattr(base, name)
     msg = f"module {__name__!r} has no attribute {name!r}"

@@ -148,6 +148,6 @@ def run_text(
 
 def fence_available() -> bool:
     """True when this platform's fence (bubblewrap, sandbox-exec) can sandbox here."""
-    from gaia_eval.tasks.fence import mechanism
+    from gaia_eval.agents.fence import mechanism
 
     return mechanism() is not None

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from gaia_eval.agents.gateway_usage import Usage, UsageReader
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.core.reach import Endpoint, unreachable
-from gaia_eval.tasks.gateway_usage import Usage, UsageReader
 
 HOST = "127.0.0.1"
 UNREACHABLE = "gateway_upstream_unreachable"

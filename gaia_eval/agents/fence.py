@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia_eval.core.rundir import RESULTS_ROOT
+
 RUNS_FILE = "tasks/runs.txt"
-# Results land here by default (relative to where the run starts); hidden as a whole.
-DEFAULT_RESULTS_ROOT = Path("eval") / "results"
 RESULTS_ENV = ("GAIA_EVAL_TASKS_RESULTS_DIR", "GAIA_BENCH_RESULTS_DIR")
 RUN_TEMP_PREFIX = "gaia-eval-run-"
 
@@ -70,7 +70,7 @@ def earlier_results() -> list[Path]:
     """Every results folder a fenced agent must not see: the recorded run folders that
     still exist, the default results root and the configured ones."""
     out = [Path(p) for p in _registered()]
-    out.append(DEFAULT_RESULTS_ROOT.resolve())
+    out.append(RESULTS_ROOT.resolve())  # every run's default folder, hidden as a whole
     out += [Path(os.environ[k]).resolve() for k in RESULTS_ENV if os.environ.get(k, "").strip()]
     return out
 
@@ -264,13 +264,12 @@ def wrap(argv: list[str], fp: FencePlan, platform: str | None = None) -> list[st
     return bwrap_argv(argv, fp)
 
 
-def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
-    """What every fenced task hides: the answer keys, this run's and every earlier run's
-    results, the run registry, the work root and other runs' temp folders."""
-    from gaia_eval.tasks.definitions import data_dir
-
+def standard_hide(answer_keys: Path, results_dir: Path, work_root: Path) -> list[Path]:
+    """What every fenced task hides: the suite's answer keys (its data folder), this run's
+    and every earlier run's results, the run registry, the work root and other runs' temp
+    folders."""
     return [
-        data_dir(),
+        answer_keys,
         results_dir,
         *earlier_results(),
         registry_path(),
@@ -281,6 +280,7 @@ def standard_hide(results_dir: Path, work_root: Path) -> list[Path]:
 
 def task_plan(
     *,
+    answer_keys: Path,
     task_root: Path,
     baseline: Path | None,
     results_dir: Path,
@@ -291,7 +291,7 @@ def task_plan(
     """The standard plan for one task: answer keys, every results folder, every workdir
     and cache, other runs' temp folders and the extra paths hidden; the task's folder and
     toolchain kept; its baseline hidden again."""
-    hide = [*standard_hide(results_dir, work_root), *extra_hide]
+    hide = [*standard_hide(answer_keys, results_dir, work_root), *extra_hide]
     return plan(
         task_root=task_root,
         hide=hide,

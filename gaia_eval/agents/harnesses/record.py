@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the child process writes records and never needs the models
-    from gaia_eval.tasks.models import AgentOutcome
+    from gaia_eval.agents.models import AgentOutcome
 
 PROGRESS = "progress.jsonl"
 
@@ -48,7 +48,7 @@ class RecordWriter:
 
 def read_outcome(run_dir: Path) -> AgentOutcome:
     """Rebuild the outcome from the events; a torn last line (killed mid-write) is skipped."""
-    from gaia_eval.tasks.models import AgentOutcome, ToolCall
+    from gaia_eval.agents.models import AgentOutcome, ToolCall
 
     out = AgentOutcome()
     path = run_dir / PROGRESS

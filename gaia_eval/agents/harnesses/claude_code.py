@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gaia_eval.tasks.harnesses.base import LaunchPlan
-from gaia_eval.tasks.models import AgentOutcome, ToolCall
+from gaia_eval.agents.harnesses.base import LaunchPlan
+from gaia_eval.agents.models import AgentOutcome, ToolCall
 
 RESULT_CAP = 12_000
 # What the CLI sends as its key when it talks to the gateway: not a secret (it is here in

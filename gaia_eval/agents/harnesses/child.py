@@ -1,6 +1,6 @@
 """The child process that runs the built-in agent or a replay script on one task.
 
-    python -m gaia_eval.tasks.harnesses.child RUN_DIR < spec.json
+    python -m gaia_eval.agents.harnesses.child RUN_DIR < spec.json
 
 The spec (with the model key, if any) arrives on stdin so that no credential is ever in
 this process's environment, which the agent's shell commands inherit.
@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.agents.harnesses.record import RecordWriter
+from gaia_eval.agents.harnesses.tools import ToolBox, openai_tools
 from gaia_eval.core.errors import InfrastructureError
-from gaia_eval.tasks.harnesses.record import RecordWriter
-from gaia_eval.tasks.harnesses.tools import ToolBox, openai_tools
 
 SYSTEM_PROMPT = (
     "You are a careful software engineer working on a small Python project. Use the tools "

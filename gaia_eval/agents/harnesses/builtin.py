@@ -7,11 +7,11 @@ import os
 import sys
 from pathlib import Path
 
+from gaia_eval.agents.harnesses.base import LaunchPlan
+from gaia_eval.agents.harnesses.record import read_outcome
+from gaia_eval.agents.models import AgentOutcome
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
-from gaia_eval.tasks.harnesses.base import LaunchPlan
-from gaia_eval.tasks.harnesses.record import read_outcome
-from gaia_eval.tasks.models import AgentOutcome
 
 
 class BuiltinHarness:
@@ -74,7 +74,7 @@ class BuiltinHarness:
             "retries": self.retries,
             "backoff_s": self.backoff_s,
         }
-        argv = [sys.executable, "-m", "gaia_eval.tasks.harnesses.child", str(run_dir)]
+        argv = [sys.executable, "-m", "gaia_eval.agents.harnesses.child", str(run_dir)]
         return LaunchPlan(argv, json.dumps(spec).encode("utf-8"))
 
     def collect(self, run_dir: Path, stdout: Path, stderr: Path) -> AgentOutcome:

@@ -1,5 +1,6 @@
-"""A fresh toybox copy per task, its setup, and a baseline snapshot outside the agent's
-reach; diffs between them (docs/tasks.md)."""
+"""A fresh project copy per item, its setup, and a baseline snapshot outside the agent's
+reach; diffs between them (docs/tasks.md). The suite says what to copy (tasks: the toybox
+with a task's setup, tasks.setups.prepare; code: a task's project)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,8 @@ import difflib
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from gaia_eval.tasks.definitions import TaskDef, toybox_dir
-from gaia_eval.tasks.setups import SETUPS, cache_file_for
 
 IGNORED = ("__pycache__", ".pytest_cache", "*.pyc", ".mypy_cache", ".ruff_cache")
 # A file bigger than this is summarised in a diff rather than spelled out line by line.
@@ -26,16 +24,13 @@ class Workspace:
     project: Path
     baseline: Path
     pristine: Path
+    leftovers: tuple[Path, ...] = field(default=())
+    """Files outside `root` the project's code writes (the toybox's cache), removed too."""
 
     def cleanup(self) -> None:
-        cache_file_for(self.project).unlink(missing_ok=True)
+        for path in self.leftovers:
+            path.unlink(missing_ok=True)
         shutil.rmtree(self.root, ignore_errors=True)
-
-
-def prepare(task: TaskDef, work_root: Path, source: Path | None = None) -> Workspace:
-    """Copy the toybox, apply the task's setup, snapshot the result."""
-    setup = SETUPS[task.setup] if task.setup else None
-    return copy_project(source or toybox_dir(), work_root, prefix=task.id, setup=setup)
 
 
 def copy_project(

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import read_json
-from gaia_eval.tasks.harnesses.base import Harness
 
 Get = Callable[[str], str | None]
 """key -> the value given for it, or None."""
@@ -73,8 +73,8 @@ def choose_harness(
     claude_bin: str,
 ) -> HarnessChoice:
     """Build harness `name` from its options (exit 2 for a missing or unknown one)."""
+    from gaia_eval.agents.harnesses.registry import build_harness, harness_names
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.harnesses.registry import build_harness, harness_names
 
     if name not in harness_names():  # else it reads as `command` and asks for a template
         msg = f"--harness {name!r}: unknown; choose one of {', '.join(harness_names())}"

@@ -10,14 +10,14 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.tasks.harnesses.base import Harness
 
 _HARNESSES: dict[str, str] = {
-    "builtin": "gaia_eval.tasks.harnesses.builtin:BuiltinHarness",
-    "replay": "gaia_eval.tasks.harnesses.replay:ReplayHarness",
-    "command": "gaia_eval.tasks.harnesses.command:CommandHarness",
-    "claude-code": "gaia_eval.tasks.harnesses.claude_code:ClaudeCodeHarness",
+    "builtin": "gaia_eval.agents.harnesses.builtin:BuiltinHarness",
+    "replay": "gaia_eval.agents.harnesses.replay:ReplayHarness",
+    "command": "gaia_eval.agents.harnesses.command:CommandHarness",
+    "claude-code": "gaia_eval.agents.harnesses.claude_code:ClaudeCodeHarness",
 }
 
 
