@@ -21,7 +21,7 @@ REGISTERED = sorted(n for n, e in suites().items() if not e.target.startswith("e
 
 
 def _command(name: str) -> SuiteCommand | None:
-    module = _alias.options_module(suites()[name].target)
+    module = _alias.options_module(suites()[name])
     return _alias.command(module, name) if module else None
 
 

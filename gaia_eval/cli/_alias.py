@@ -8,9 +8,12 @@ import argparse
 import importlib
 import importlib.util
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaia_eval.core.options import SuiteCommand
+
+if TYPE_CHECKING:
+    from gaia_eval.core.suite import SuiteEntry
 
 
 def command(module: str, suite: str | None = None) -> SuiteCommand:
@@ -22,21 +25,18 @@ def command(module: str, suite: str | None = None) -> SuiteCommand:
     return next(c for c in found if c.suite == suite)
 
 
-def options_module(target: str) -> str | None:
-    """The options module beside a registered suite's class (`pkg.suite:Cls` -> pkg.options),
-    or the suite's own module when it defines COMMAND (a one-file suite: tests/engine_toy.py)."""
-    module = target.partition(":")[0]
+def options_module(entry: SuiteEntry) -> str | None:
+    """The module of a registered suite's flags: the entry's `options`, else the options
+    module beside its class (`pkg.suite:Cls` -> `pkg.options`), if there is one."""
+    if entry.options:
+        return entry.options
+    module = entry.target.partition(":")[0]
+    if "." not in module:
+        return None  # a one-file suite (a test's, a plug-in's) names its options module
     name = module.rsplit(".", 1)[0] + ".options"
     try:
-        if "." in module and importlib.util.find_spec(name) is not None:
-            return name
+        return name if importlib.util.find_spec(name) is not None else None
     except ModuleNotFoundError:
-        pass
-    if module.startswith("gaia_eval."):
-        return None  # a shipped suite without options: not runnable by `run`
-    try:
-        return module if hasattr(importlib.import_module(module), "COMMAND") else None
-    except ImportError:
         return None
 
 
@@ -61,7 +61,7 @@ def aliases() -> dict[str, tuple[str, ...]]:
 
     found: dict[str, tuple[str, ...]] = {}
     for name, entry in suites().items():
-        module = options_module(entry.target)
+        module = options_module(entry)
         if module is not None:
             found[name] = command(module, name).alias
     return found

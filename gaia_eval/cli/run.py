@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     sub = parser.add_subparsers(dest="suite_name", metavar="SUITE", required=True)
     for name, entry in sorted(suites().items()):
-        module = _alias.options_module(entry.target)
+        module = _alias.options_module(entry)
         if module is None:
             continue  # a suite registered by a test or plug-in without options
         cmd = _alias.command(module, name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
+from gaia_eval.core.errors import EXIT_OK, InvalidInputError
 from gaia_eval.core.launch import resolve_baseline
 
 
@@ -35,7 +35,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
         print(line)
     for kind, p in paths.items():
         print(f"  {kind}: {p}")
-    return EXIT_OK if env.verdict.passed else EXIT_GATE_FAILED
+    from gaia_eval.core.gate import exit_code as gate_exit_code
+
+    return gate_exit_code(env.verdict)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gaia_eval.core.options import RUN, Option, Options, SuiteCommand, tier
 
 if TYPE_CHECKING:
-    from gaia_eval.code_retrieval.runner import CodeRetrievalSuite
+    from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 
 OPTIONS = Options.of(
     tier(
@@ -94,7 +94,8 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def build(args: argparse.Namespace) -> CodeRetrievalSuite:
-    from gaia_eval.code_retrieval.runner import CodeRetrievalSuite, RunOptions
+    from gaia_eval.code_retrieval.runner import RunOptions
+    from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 
     _check(args)
     return CodeRetrievalSuite(

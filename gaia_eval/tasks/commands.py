@@ -169,7 +169,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for note in v.notes:
         print(f"  note: {note}")
     print(f"  report: {folder / 'report.md'}")
-    return EXIT_GATE_FAILED if not v.passed and args.enforce else 0
+    from gaia_eval.core.gate import exit_code as gate_exit_code
+
+    return gate_exit_code(v) if args.enforce else 0  # without --enforce: report only
 
 
 def cmd_propose(args: argparse.Namespace) -> int:
