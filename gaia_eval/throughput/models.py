@@ -19,6 +19,10 @@ class Dist(ResultModel):
     """90th percentile."""
     p99: float | None
     """99th percentile."""
+    p95: float | None = None
+    """95th percentile (null in results written before it was recorded)."""
+    max: float | None = None
+    """The largest value: a single decode stall shows here (null in older results)."""
 
 
 class Lag(ResultModel):
@@ -156,6 +160,9 @@ class LevelStats(ResultModel):
     generation tokens, KV-cache use), when it has the endpoint."""
     peak_memory_gb: float | None = None
     """Peak resident memory of the model server during the level, when gaia-eval runs it."""
+    server_notes: list[str] = Field(default_factory=list)
+    """What the server's own counters say about the level: most of its prompt tokens
+    served from the prompt cache, say."""
     triage: TriageScore | None = None
     """Acceptance metrics, for the triage workload."""
 

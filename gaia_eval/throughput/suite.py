@@ -103,8 +103,11 @@ class BenchmarkSuite(Suite):
         from gaia_eval.throughput.client import StreamClient
 
         builder = StreamClient(target.endpoint)
+        import secrets
+
+        nonce = secrets.token_hex(4)  # a fresh prompt per run: no answer from its cache
         self._requests = [
-            builder.build_request(request_body(item, api, target.model))
+            builder.build_request(request_body(item, api, target.model, nonce))
             for item in c.workload.items
         ]
         warm = runner.warmup(target, self._requests, c.warmup, c.timeout_s)
@@ -115,6 +118,7 @@ class BenchmarkSuite(Suite):
         counter = c.tokenizer_spec or ("server /tokenize" if self._tokenizer else None)
         ctx.setup["server"] = {
             "chunk_token_counter": counter,
+            "prompt_nonce": nonce,
             "endpoint": target.endpoint.url,
             "api": api,
             "model": target.model,
@@ -179,6 +183,7 @@ class BenchmarkSuite(Suite):
         )
         result.stats.server_ctx_size = ctx_size
         result.stats.server_metrics = runner.metrics_delta(before, after)
+        result.stats.server_notes = runner.cache_notes(result.stats.server_metrics)
         result.stats.peak_memory_gb = round(peak / 2**30, 4) if peak else None
         return result
 
