@@ -4,6 +4,9 @@ merge, a gate or a refused dataset says what happened, not something that looks 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +41,28 @@ def test_merge_of_two_suites_names_the_suites_before_any_digest(tmp_path: Path) 
     assert text.startswith("cannot merge runs of different suites:")
     assert "toy --suite t2" in text and "toy --suite t1" in text
     assert "definition_digest" not in text
+
+
+def _cli(*argv: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gaia_eval", *argv],
+        capture_output=True, text=True, timeout=300, check=False, cwd=cwd,
+        env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_a_no_judge_run_says_not_judged_and_how_to_judge_it(tmp_path: Path) -> None:
+    replay = tmp_path / "replay.json"
+    replay.write_text(json.dumps({"21-qa": [{"answer": "x"}]}))
+    out = tmp_path / "run"
+    argv = ["tasks", "run", "--tasks", "21-qa", "--no-judge", "--harness", "replay",
+            "--replay", str(replay), "--work-root", str(tmp_path / "w"), "--out", str(out)]  # fmt: skip
+    proc = _cli(*argv, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    hint = f"gaia-eval tasks judge {out} --judge-model SPEC"
+    assert "passed: 0/1" not in proc.stdout
+    assert "passed: 0, failed 0 (of 0 decided)" in proc.stdout
+    assert f"not judged (1): judge later with `{hint}`" in proc.stdout
+    for name in ("report.md", "report.html"):
+        text = (out / name).read_text()
+        assert "not judged (1)" in text and hint in text, name
