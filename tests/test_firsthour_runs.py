@@ -66,3 +66,23 @@ def test_a_no_judge_run_says_not_judged_and_how_to_judge_it(tmp_path: Path) -> N
     for name in ("report.md", "report.html"):
         text = (out / name).read_text()
         assert "not judged (1)" in text and hint in text, name
+
+
+def test_a_run_off_a_terminal_logs_plain_progress_lines(tmp_path: Path) -> None:
+    """Under `| tee` or in CI (stderr a pipe), a run that takes more than a few seconds
+    says how far it is, in plain appended lines."""
+    here = Path(__file__).parent
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps({f"q{i}": {"value": 0.5, "do": "sleep", "seconds": 0.7}
+                                 for i in range(10)}))  # fmt: skip
+    env = {"PYTHONPATH": str(here) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.run(
+        [sys.executable, str(here / "engine_toy_process.py"), str(items),
+         "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120, check=False, env={**os.environ, **env},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("toy t1: ")]
+    assert "\r" not in proc.stderr and "\x1b[K" not in proc.stderr
+    assert 2 <= len(lines) <= 6  # a few lines after the first 5 s, not one per item
+    assert lines[-1].startswith("toy t1: 10/10 items (100%)")
