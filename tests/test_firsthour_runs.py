@@ -14,7 +14,9 @@ import pytest
 from gaia_eval.core import runloop
 from gaia_eval.core.errors import NotComparableError
 from gaia_eval.core.merge import merge
+from gaia_eval.core.progress import estimate_line
 from gaia_eval.core.runloop import RunRequest
+from gaia_eval.core.suite import Item
 
 from engine_toy import ToySuite
 
@@ -86,3 +88,37 @@ def test_a_run_off_a_terminal_logs_plain_progress_lines(tmp_path: Path) -> None:
     assert "\r" not in proc.stderr and "\x1b[K" not in proc.stderr
     assert 2 <= len(lines) <= 6  # a few lines after the first 5 s, not one per item
     assert lines[-1].startswith("toy t1: 10/10 items (100%)")
+
+
+class _Timed(ToySuite):
+    def item_seconds(self, item: Item) -> float | None:
+        return item.payload.get("estimate")  # type: ignore[no-any-return]
+
+
+def test_a_long_run_says_how_long_before_its_first_item(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps({f"q{i}": {"value": 0.5, "estimate": 45.0} for i in range(4)}))
+    req = RunRequest(command="test", argv=["toy"], out=tmp_path / "a")
+    runloop.run(_Timed(items), req)
+    err = capsys.readouterr().err
+    assert "toy t1: 4 items at about 45 s each: expect about 3 min" in err
+    # Unknown for one item, or short in all: nothing is claimed.
+    items.write_text(json.dumps({"q0": {"value": 0.5, "estimate": 45.0}, "q1": {"value": 0.5}}))
+    runloop.run(_Timed(items), RunRequest(command="test", argv=["toy"], out=tmp_path / "b"))
+    items.write_text(json.dumps({"q0": {"value": 0.5, "estimate": 5.0}}))
+    runloop.run(_Timed(items), RunRequest(command="test", argv=["toy"], out=tmp_path / "c"))
+    assert "expect about" not in capsys.readouterr().err
+
+
+def test_memory_full_on_the_local_model_declares_its_time() -> None:
+    from gaia_eval.memory.suite import MemorySuite
+
+    suite = MemorySuite("full", model="local", repeats=3)
+    line = estimate_line("memory full", "scenario", [suite.item_seconds(i) for i in suite.items()])
+    # 74 chat turns at 38 s, three times over.
+    assert line is not None and "18 scenarios at about 8 min each: expect about 2 h 21 min" in line
+    assert MemorySuite("pr").item_seconds(MemorySuite("pr").items()[0]) is None
+    remote = MemorySuite("full", model="openai:http://127.0.0.1:9/v1#m")
+    assert remote.item_seconds(remote.items()[0]) is None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
@@ -228,6 +228,36 @@ def track(
     finally:
         _active.remove(active)
         active.finish()
+
+
+LONG_RUN_S = 60.0
+"""A run estimated to take at least this long says so before it starts."""
+
+
+def duration_text(seconds: float) -> str:
+    """`2 h 05 min`, `12 min`, `40 s`: a rough figure, never more precise than a minute."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    h, m = divmod(round(s / 60), 60)
+    return f"{h} h {m:02d} min" if h else f"{m} min"
+
+
+def estimate_line(what: str, noun: str, seconds: Sequence[float | None]) -> str | None:
+    """What a run says before its first item when each item's time is estimated: None
+    when any is unknown or the whole is short."""
+    if not seconds or any(s is None for s in seconds):
+        return None
+    known = [s for s in seconds if s is not None]
+    total = sum(known)
+    if total < LONG_RUN_S:
+        return None
+    return (
+        f"{what}: {len(known)} {_plural(noun) if len(known) != 1 else noun} at about "
+        f"{duration_text(total / len(known))} each: expect about {duration_text(total)} "
+        "(estimated from an earlier run of this configuration); Ctrl-C keeps what finished "
+        "and --resume DIR goes on"
+    )
 
 
 def note(message: str) -> None:

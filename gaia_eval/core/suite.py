@@ -128,6 +128,12 @@ class Suite(ABC):
         (the local model) are not listed. Default: none."""
         return []
 
+    def item_seconds(self, item: Item) -> float | None:
+        """About how many seconds `item` takes in this configuration (a figure measured on
+        an earlier run, rough): the run loop adds them up and says how long a long run
+        will take before its first item. None (the default): unknown, nothing is said."""
+        return None
+
     def select(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items this configured run asks for (e.g. `--parts`); default all. A run that
         asks for fewer than all is labelled filtered; the digest still covers all."""
