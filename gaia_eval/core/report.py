@@ -81,10 +81,9 @@ NOTHING_MEASURED = "– (nothing measured)"
 """What a headline says for a metric over no items: never `0.000`, which reads as a score."""
 
 
-def fmt(value: float | None, digits: int = 3, *, n: int | None = None) -> str:
-    """A number for a table cell; missing is an en dash, and so is a mean over `n` = 0
-    items (an interrupted run's 0.0 is not a measurement)."""
-    return "–" if value is None or n == 0 else f"{value:.{digits}f}"
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A number for a table cell; missing is an en dash."""
+    return "–" if value is None else f"{value:.{digits}f}"
 
 
 # ---- the standard header -----------------------------------------------------------------
