@@ -122,3 +122,15 @@ def test_memory_full_on_the_local_model_declares_its_time() -> None:
     assert MemorySuite("pr").item_seconds(MemorySuite("pr").items()[0]) is None
     remote = MemorySuite("full", model="openai:http://127.0.0.1:9/v1#m")
     assert remote.item_seconds(remote.items()[0]) is None
+
+
+def test_a_missing_git_mirror_is_refused_before_the_run(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-mirror"
+    out = tmp_path / "out"
+    proc = _cli("retrieval", "--component", "code", "--suite", "pr", "--git-mirror",
+                str(missing), "--work-root", str(tmp_path / "w"), "--out", str(out),
+                cwd=tmp_path, GAIA_EVAL_LOCK_DIR=str(tmp_path / "lock"))  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"--git-mirror {missing}: does not exist" in proc.stderr
+    assert "gate FAILED" not in proc.stdout + proc.stderr and "missing now" not in proc.stdout
+    assert not out.exists()  # nothing ran, nothing was written
