@@ -134,3 +134,40 @@ def test_a_missing_git_mirror_is_refused_before_the_run(tmp_path: Path) -> None:
     assert f"--git-mirror {missing}: does not exist" in proc.stderr
     assert "gate FAILED" not in proc.stdout + proc.stderr and "missing now" not in proc.stdout
     assert not out.exists()  # nothing ran, nothing was written
+
+
+class _Planned(BaseException):
+    """Raised where the run loop has checked everything and would start the suite's set-up."""
+
+
+def test_every_command_baselines_lists_runs_as_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each listed command parses, passes preflight, loads its baseline and is comparable
+    with it (the run stops there, before any set-up); `tasks gate DIR --expect NAME`
+    resolves NAME to expectations of the suite the listing says."""
+    import shlex
+
+    from gaia_eval.cli.main import main
+    from gaia_eval.core import baselines
+
+    def planned() -> None:
+        raise _Planned
+
+    assert main(["baselines"]) == 0
+    rows = [line.split("  ") for line in capsys.readouterr().out.splitlines() if "  " in line]
+    listed = {cells[0]: [c for c in cells[1:] if c][0].strip() for cells in rows}
+    assert len(listed) == len(baselines.available()) >= 10
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runloop, "clean_stale_temp", planned)
+    for ref, command in listed.items():
+        argv = shlex.split(command)
+        assert argv[0] == "gaia-eval", command
+        if argv[1:3] == ["tasks", "gate"]:
+            name = argv[argv.index("--expect") + 1]
+            exp = json.loads(baselines.resolve(name, "tasks").read_text())
+            assert f"builtin:tasks/{name}" == ref and exp["suite"] in name, command
+            continue
+        with pytest.raises(_Planned):
+            code = main([*argv[1:], "--out", str(tmp_path / ref.replace("/", "_"))])
+            pytest.fail(f"{command}: exit {code}: {capsys.readouterr().err}")
