@@ -171,3 +171,26 @@ def test_every_command_baselines_lists_runs_as_printed(
         with pytest.raises(_Planned):
             code = main([*argv[1:], "--out", str(tmp_path / ref.replace("/", "_"))])
             pytest.fail(f"{command}: exit {code}: {capsys.readouterr().err}")
+
+
+def test_a_dataset_with_three_planted_problems_names_all_three_in_one_run(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("The quick brown fox jumps over the lazy dog by the river.\n")
+    q = {"doc": "a", "question": "Who?", "answer": "fox", "answer_type": "exact"}
+    ds = tmp_path / "ds.json"
+    ds.write_text(json.dumps({
+        "id": "t",
+        "documents": [{"id": "a", "path": "a.txt"}, {"id": "b", "path": "missing.txt"}],
+        "questions": [
+            {**q, "id": "q1", "answer_type": None, "evidence": [{"quote": "The quick brown fox jumps"}]},
+            {**q, "id": "q2", "evidence": [{"quote": "this sentence is not in the document"}]},
+        ],
+    }))  # fmt: skip
+    proc = _cli("retrieval", "--component", "rag", "--dataset", str(ds), "--embedder", "hash",
+                "--out", str(tmp_path / "o"), cwd=tmp_path,
+                GAIA_EVAL_LOCK_DIR=str(tmp_path / "lock"))  # fmt: skip
+    assert proc.returncode == 2
+    err = proc.stderr
+    assert f"{ds}: invalid dataset (3 problems):" in err
+    assert "questions[0].answer_type: " in err and "(question 'q1')" in err
+    assert "documents[1].path: file not found" in err and "(document 'b')" in err
+    assert "questions[1].evidence[0].quote: question q2, document a: evidence quote" in err
