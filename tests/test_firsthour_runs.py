@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_toy import ToySuite
 
 from gaia_eval.core import runloop
 from gaia_eval.core.errors import NotComparableError
@@ -17,8 +18,6 @@ from gaia_eval.core.merge import merge
 from gaia_eval.core.progress import estimate_line
 from gaia_eval.core.runloop import RunRequest
 from gaia_eval.core.suite import Item
-
-from engine_toy import ToySuite
 
 
 @pytest.fixture(autouse=True)
@@ -194,3 +193,38 @@ def test_a_dataset_with_three_planted_problems_names_all_three_in_one_run(tmp_pa
     assert "questions[0].answer_type: " in err and "(question 'q1')" in err
     assert "documents[1].path: file not found" in err and "(document 'b')" in err
     assert "questions[1].evidence[0].quote: question q2, document a: evidence quote" in err
+
+
+def test_a_therock_run_offline_stops_before_anything_saying_so_once(tmp_path: Path) -> None:
+    """The repository the tasks clone does not answer: exit 3 before the local model, the
+    lock or any task, one line naming it (not a git error per task)."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/ROCm/TheRock"
+    out = tmp_path / "run"
+    proc = _cli("tasks", "run", "--suite", "therock", "--harness", "replay", "--replay",
+                "reference", "--no-judge", "--therock-url", url, "--work-root",
+                str(tmp_path / "w"), "--out", str(out), cwd=tmp_path,
+                GAIA_EVAL_LOCK_DIR=str(tmp_path / "lock"))  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.count(f"nothing answers at http://127.0.0.1:{port}") == 1
+    assert f"--suite therock (clones {url})" in proc.stderr and "nothing was run" in proc.stderr
+    assert "git " not in proc.stderr and "when the backend is back" not in proc.stdout
+    assert not out.exists()
+
+
+def test_a_local_therock_url_or_a_filled_cache_needs_no_network(tmp_path: Path) -> None:
+    from gaia_eval.tasks.clones import clone_endpoints
+
+    task = type("T", (), {"id": "t", "therock": {"base": "a" * 40, "merge": "b" * 40},
+                          "swebench": {}})()  # fmt: skip
+    cfg = type("C", (), {"tasks": [task], "only": None, "suite": "therock", "judge_model": None,
+                         "work_root": tmp_path, "git_mirror": None})()  # fmt: skip
+    cfg.therock_url = str(tmp_path / "mirror")  # type: ignore[attr-defined]
+    assert clone_endpoints(cfg) == []
+    cfg.therock_url = "https://example.invalid/TheRock"  # type: ignore[attr-defined]
+    [ep] = clone_endpoints(cfg)
+    assert ep.url == "https://example.invalid" and "clones https://example.invalid" in ep.what

@@ -441,9 +441,7 @@ def _quote_problems(data: Dataset) -> list[str]:
             if text is None or (ev.quote is None and ev.near is None):
                 continue
             try:
-                resolve_evidence(
-                    text, quote=ev.quote, page=ev.page, near=ev.near, question_id=q.id
-                )
+                resolve_evidence(text, quote=ev.quote, page=ev.page, near=ev.near, question_id=q.id)
             except LabelError as err:
                 field = "quote" if ev.quote is not None else "near"
                 out.append(f"questions[{i}].evidence[{j}].{field}: {err}")

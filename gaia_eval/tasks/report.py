@@ -51,7 +51,10 @@ def headline(s: TasksSummary, out: str = "DIR") -> list[tuple[str, str]]:
     if c.not_judged:
         # A --no-judge run decided nothing yet: "passed 0/1" would read as a failure.
         # passed/failed count only what was decided; the rest says how to decide it.
-        pairs[1] = ("passed", f"{c.passed}, failed {c.failed} (of {c.tasks - c.not_judged} decided)")
+        pairs[1] = (
+            "passed",
+            f"{c.passed}, failed {c.failed} (of {c.tasks - c.not_judged} decided)",
+        )
         pairs.append(
             (
                 f"not judged ({c.not_judged})",
