@@ -57,7 +57,8 @@ def test_a_no_judge_run_says_not_judged_and_how_to_judge_it(tmp_path: Path) -> N
     replay.write_text(json.dumps({"21-qa": [{"answer": "x"}]}))
     out = tmp_path / "run"
     argv = ["tasks", "run", "--tasks", "21-qa", "--no-judge", "--harness", "replay",
-            "--replay", str(replay), "--work-root", str(tmp_path / "w"), "--out", str(out)]  # fmt: skip
+            "--replay", str(replay), "--work-root", str(tmp_path / "w"),
+            "--out", str(out)]  # fmt: skip
     proc = _cli(*argv, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     hint = f"gaia-eval tasks judge {out} --judge-model SPEC"
@@ -155,7 +156,7 @@ def test_every_command_baselines_lists_runs_as_printed(
 
     assert main(["baselines"]) == 0
     rows = [line.split("  ") for line in capsys.readouterr().out.splitlines() if "  " in line]
-    listed = {cells[0]: [c for c in cells[1:] if c][0].strip() for cells in rows}
+    listed = {cells[0]: next(c for c in cells[1:] if c).strip() for cells in rows}
     assert len(listed) == len(baselines.available()) >= 10
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runloop, "clean_stale_temp", planned)
@@ -180,7 +181,8 @@ def test_a_dataset_with_three_planted_problems_names_all_three_in_one_run(tmp_pa
         "id": "t",
         "documents": [{"id": "a", "path": "a.txt"}, {"id": "b", "path": "missing.txt"}],
         "questions": [
-            {**q, "id": "q1", "answer_type": None, "evidence": [{"quote": "The quick brown fox jumps"}]},
+            {**q, "id": "q1", "answer_type": None,
+             "evidence": [{"quote": "The quick brown fox jumps"}]},
             {**q, "id": "q2", "evidence": [{"quote": "this sentence is not in the document"}]},
         ],
     }))  # fmt: skip

@@ -351,11 +351,12 @@ def gate_command_for(folder: str, name: str) -> str:
     `gate_argv.<name>` (the flags that baseline was measured with), else `gate_command
     NAME`. Every one must run as printed (tests/test_firsthour_runs.py runs each)."""
     import shlex
+    from itertools import pairwise
 
     ref = f"builtin:{folder}/{name}"
     for run in runs().values():
         argv = list(run.argv)
-        if any(a == "--gate" and b == ref for a, b in zip(argv, argv[1:], strict=False)):
+        if any(a == "--gate" and b == ref for a, b in pairwise(argv)):
             return shlex.join(["gaia-eval", *(name if a == ref else a for a in argv)])
     for row in _registry().get("suite", {}).values():
         if row.get("baselines") == folder:

@@ -24,8 +24,9 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -224,32 +225,44 @@ def _with_row_id(line: str, raw: dict[str, Any]) -> str:
     return f"{line} ({noun} {rid!r})"
 
 
-def _validate_rows(raw: dict[str, Any], path: Path) -> tuple[list[str], Dataset | None]:
-    """Schema problems of every row (not only the first bad one) with their row ids, and
-    the dataset of the rows that validated, so the checks after the schema still run on
-    them: one message names every problem of the file."""
+_M = TypeVar("_M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The rows of a dataset file that validated, by index (None: that row did not), so
+    the checks after the schema run on the rest and keep their field paths."""
+
+    source: Path
+    documents: list[DocumentRef | None]
+    questions: list[Question | None]
+
+
+def _validate_rows(
+    raw: dict[str, Any], path: Path
+) -> tuple[list[str], _Rows | None, Dataset | None]:
+    """Schema problems of every row (not only the first bad one), the rows that
+    validated, and the dataset when all did: one message names every problem of the file."""
     try:
-        return [], Dataset.model_validate({**raw, "source": path})
+        data = Dataset.model_validate({**raw, "source": path})
     except ValidationError as err:
         problems = _problems_from(err)
-    good: dict[str, Any] = {**raw, "source": path}
-    for key, model in (("documents", DocumentRef), ("questions", Question)):
-        rows = raw.get(key)
-        if not isinstance(rows, list):
-            return problems, None
-        kept = []
-        for row in rows:
-            try:
-                kept.append(model.model_validate(row))
-            except ValidationError:
-                # Keep the indices of the rest: a placeholder no check will fault.
-                kept.append(None)
-        good[key] = kept
-    try:
-        partial = Dataset.model_construct(**good)
-    except (TypeError, ValueError):  # pragma: no cover - model_construct does not validate
-        return problems, None
-    return problems, partial
+    else:
+        return [], _Rows(path, list(data.documents), list(data.questions)), data
+    docs, questions = raw.get("documents"), raw.get("questions")
+    if not isinstance(docs, list) or not isinstance(questions, list):
+        return problems, None, None
+    return problems, _Rows(path, _each(DocumentRef, docs), _each(Question, questions)), None
+
+
+def _each(model: type[_M], rows: list[Any]) -> list[_M | None]:
+    out: list[_M | None] = []
+    for row in rows:
+        try:
+            out.append(model.model_validate(row))
+        except ValidationError:  # listed by the whole file's validation
+            out.append(None)
+    return out
 
 
 def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
@@ -307,11 +320,11 @@ def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
                 ]
     if problems:
         raise _fail(path, problems)
-    problems, data = _validate_rows(raw, path)
-    if data is not None:
+    problems, rows, data = _validate_rows(raw, path)
+    if rows is not None:
         allowed = allow_outside or raw.get("allow_outside") is True
-        problems += _semantic_problems(data, allow_outside=allowed)
-        problems += _quote_problems(data)
+        problems += _semantic_problems(rows, allow_outside=allowed)
+        problems += _quote_problems(rows)
     if problems or data is None:
         raise _fail(path, [_with_row_id(p, raw) for p in problems])
     return data.model_copy(
@@ -319,6 +332,10 @@ def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
             "documents": [d.model_copy(update={"path": d.path.resolve()}) for d in data.documents]
         }
     )
+
+
+def _id(doc: DocumentRef | None) -> str:
+    return doc.id if doc is not None else "?"
 
 
 def _file_problem(path: Path) -> str | None:
@@ -340,7 +357,7 @@ def _file_problem(path: Path) -> str | None:
     return None
 
 
-def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[str]:
+def _semantic_problems(data: _Rows, *, allow_outside: bool = False) -> list[str]:
     problems: list[str] = []
     doc_ids: dict[str, int] = {}
     by_file: dict[str, int] = {}
@@ -365,7 +382,7 @@ def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[st
         if first != i:
             problems.append(
                 f"documents[{i}].path: names the same file as documents[{first}] "
-                f"({data.documents[first].id!r} and {d.id!r}: {real}); give each file one entry"
+                f"({_id(data.documents[first])!r} and {d.id!r}: {real}); give each file one entry"
             )
         if not allow_outside and outside(d.path, folder):
             problems.append(
@@ -409,7 +426,7 @@ _QUOTE_CHECK_MAX = 20 * 1024 * 1024
 """Text documents up to this size have their quotes checked when the dataset loads."""
 
 
-def _quote_problems(data: Dataset) -> list[str]:
+def _quote_problems(data: _Rows) -> list[str]:
     """Quotes and hints that are not in their (plain text) document, found at load with
     the rest: a text file's text is its bytes, so no extraction is needed. PDFs are checked
     once extracted, before the first query (indexing.resolve)."""
