@@ -90,10 +90,15 @@ class Bar:
         elapsed = self.clock() - self.started
         return elapsed * max(self.total - done, 0.0) / done
 
-    def line(self) -> str:
+    def _facts(self) -> tuple[str, str, str, str]:
+        """(elapsed, plural unit, inner progress, ETA): what both kinds of line say."""
         elapsed = _clock_text(self.clock() - self.started)
-        plural = _plural(self.unit)
         inner = f" · {self.sub_what} {self.sub_done}/{self.sub_total}" if self.sub_total else ""
+        eta = self.eta()
+        return elapsed, _plural(self.unit), inner, "–" if eta is None else _clock_text(eta)
+
+    def line(self) -> str:
+        elapsed, plural, inner, left = self._facts()
         if self.total is None or self.total <= 0:
             return f"{self.description}  {self.done} {plural}{inner} · {elapsed}"
         frac = min(self.fraction_done / self.total, 1.0)
@@ -101,8 +106,6 @@ class Bar:
         full, part = divmod(eighths, 8)
         bar = "█" * full + (_BLOCKS[part] if part else "")
         bar = bar.ljust(_WIDTH)
-        eta = self.eta()
-        left = "–" if eta is None else _clock_text(eta)
         return (
             f"{self.description} |{bar}| {self.done}/{self.total} {plural}{inner}"
             f" · {elapsed} elapsed · ETA {left}"
@@ -110,14 +113,10 @@ class Bar:
 
     def plain_line(self) -> str:
         """The line for a log: the same facts, no bar."""
-        elapsed = _clock_text(self.clock() - self.started)
-        plural = _plural(self.unit)
-        inner = f" · {self.sub_what} {self.sub_done}/{self.sub_total}" if self.sub_total else ""
+        elapsed, plural, inner, left = self._facts()
         if self.total is None or self.total <= 0:
             return f"{self.description}: {self.done} {plural}{inner} · {elapsed} elapsed"
         pct = round(100 * min(self.fraction_done / self.total, 1.0))
-        eta = self.eta()
-        left = "–" if eta is None else _clock_text(eta)
         return (
             f"{self.description}: {self.done}/{self.total} {plural} ({pct}%){inner}"
             f" · {elapsed} elapsed · ETA {left}"
