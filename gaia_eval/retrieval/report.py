@@ -64,7 +64,10 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
         for status in s.hard_cases.values():
             word = "crashed" if status == "error" else status
             counts[word] = counts.get(word, 0) + 1
-        out.append(("hard cases", ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))))
+        # "6 of 6 pass" reads at once; the other outcomes follow with their counts.
+        passed = counts.pop("pass", 0)
+        rest = [f"{n} {k}" for k, n in sorted(counts.items())]
+        out.append(("hard cases", ", ".join([f"{passed} of {len(s.hard_cases)} pass", *rest])))
     return out
 
 
