@@ -22,6 +22,7 @@ from gaia_eval.retrieval.models import (
     RagSetup,
     RagSummary,
 )
+from gaia_eval.retrieval.sources import PINNED_KEY, PINNED_NOTE
 from gaia_eval.retrieval.summary import HARD_PREFIX, is_hard_case, questions, result_of
 
 if TYPE_CHECKING:
@@ -145,6 +146,12 @@ def warnings(env: Envelope) -> list[str]:
             f"Measured so far: {sum(i in done for i in qs)} of {len(qs)} questions"
             + (f", {sum(i in done for i in hc)} of {len(hc)} hard cases" if hc else "")
             + "; the numbers below cover what finished."
+        )
+    pinned = env.setup.get(PINNED_KEY)
+    if isinstance(pinned, list) and pinned:
+        lines.append(
+            f"{len(pinned)} corpus file(s) {PINNED_NOTE}: "
+            + ", ".join(f"`{p}`" for p in pinned)
         )
     for d in s.datasets:
         ix = d.index

@@ -57,10 +57,12 @@ def distractor_file() -> Wanted:
 
 
 def wikipedia_usable(corpus: Corpus) -> bool:
-    """Whether the manifest pins the Wikipedia parquet with a verified sha256."""
+    """Whether the Wikipedia parquet can be checked: a verified sha256 in the manifest, a
+    user pin, or --pin-unverified (which pins it on its download)."""
     src = corpus.manifest.sources.get(WIKI_FILE.source)
-    f = src.files.get(WIKI_FILE.name) if src else None
-    return f is not None and f.verified
+    if src is None or WIKI_FILE.name not in src.files:
+        return False
+    return corpus.pin_unverified or corpus.entry(WIKI_FILE).verified
 
 
 def pick_targets(ds: Dataset, n: int) -> tuple[list[str], set[str]]:
