@@ -85,7 +85,8 @@ FULL = Options.of(
     ),
     Option(
         "--datasets",
-        "only these full-suite datasets: repo_docs, technical_docs, financebench, xquad",
+        "only these full-suite datasets: repo_docs, technical_docs, financebench, xquad "
+        "(or xquad-<lang> for one language)",
         metavar="A,B",
     ),
     Option("--xquad-languages", "XQuAD languages (default en,de,es,ru,zh,ar,hi)", metavar="L,L"),
