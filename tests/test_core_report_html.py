@@ -6,6 +6,7 @@ GAIA_EVAL_REQUIRE_CHROMIUM=1, so in CI a missing browser fails instead of skippi
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -107,7 +108,9 @@ def test_the_console_check_sees_errors(tmp_path: Path) -> None:
 
 def _numbers(svg: str, anchor: str) -> list[float]:
     """The numeric labels of an SVG with the given text-anchor (y ticks are end-anchored)."""
-    found = re.findall(rf'<text x="[\d.]+" y="[\d.]+" text-anchor="{anchor}">([-\d.e+]+)</text>', svg)
+    found = re.findall(
+        rf'<text x="[\d.]+" y="[\d.]+" text-anchor="{anchor}">([-\d.e+]+)</text>', svg
+    )
     return [float(v) for v in found]
 
 
@@ -135,7 +138,7 @@ def test_ticks_are_round_and_cover_the_range() -> None:
     for hi in (0.07, 0.7818, 1.0, 3, 16.1, 52, 1234, 9.99e6):
         ticks = charts.nice_ticks(0, hi)
         assert ticks[0] == 0 and ticks[-1] >= hi and 2 <= len(ticks) <= 7
-        steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+        steps = {round(b - a, 9) for a, b in itertools.pairwise(ticks)}
         assert len(steps) == 1
 
 

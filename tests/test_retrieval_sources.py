@@ -230,7 +230,7 @@ def test_pin_unverified_downloads_once_pins_and_checks_later_runs(tmp_path: Path
             "bytes": len(SMALL),
             "note": PINNED_NOTE,
         }
-        assert "sha256\": null" in path.read_text()  # the manifest is never written
+        assert 'sha256": null' in path.read_text()  # the manifest is never written
         # A later run, flag or not, uses the pin: no download, and it says so.
         n = len(srv.log)
         later = Corpus(load_manifest(path), cache)

@@ -43,7 +43,7 @@ def test_every_file_of_a_run_and_its_merge_has_the_one_mode(
         # The mode is fixed at import from the umask then; a file may never be private
         # while its neighbours are not, nor the other way round.
         assert set(modes.values()) == {FILE_MODE}, modes
-    assert FILE_MODE == 0o644 & ~_import_umask()
+    assert 0o644 & ~_import_umask() == FILE_MODE
 
 
 def _import_umask() -> int:

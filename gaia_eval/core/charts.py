@@ -153,8 +153,7 @@ def lines(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'role="img" font-size="12">',
         *_y_axis(ticks, py, left, right),
-        f'<line x1="{left}" y1="{height - pad}" x2="{right}" y2="{height - pad}" '
-        'stroke="#888"/>',
+        f'<line x1="{left}" y1="{height - pad}" x2="{right}" y2="{height - pad}" stroke="#888"/>',
         f'<text x="{(left + right) / 2}" y="{height - 8}" text-anchor="middle">'
         f"{_esc(x_label)}</text>",
         f'<text x="4" y="{pad - 16}">{_esc(y_label)}</text>',

@@ -60,7 +60,14 @@ from gaia_eval.core.results import (
     definition_digest,
     load_envelope,
 )
-from gaia_eval.core.results_io import FILE_MODE, loads_json, scrub_strings, scrub_text, write_json, write_text
+from gaia_eval.core.results_io import (
+    FILE_MODE,
+    loads_json,
+    scrub_strings,
+    scrub_text,
+    write_json,
+    write_text,
+)
 from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters

@@ -162,7 +162,7 @@ def near_duplicate_filings(corpus: Corpus, docs: Sequence[str]) -> dict[str, lis
     if files is None:
         return {}
     by_company: dict[str, list[str]] = defaultdict(list)
-    for name, f in files.files.items():
+    for name in files.files:
         m = re.fullmatch(r"pdfs/(([A-Z0-9]+)_(\d{4})_10K)\.pdf", name)
         if m and (corpus.pin_unverified or corpus.entry(Wanted("financebench", name)).verified):
             by_company[m.group(2)].append(m.group(1))

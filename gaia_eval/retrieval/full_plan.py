@@ -37,7 +37,9 @@ class FullPlan:
 def _options(args: argparse.Namespace) -> FullOptions:
     from gaia_eval.retrieval.full import FullOptions, parse_datasets, parse_languages
 
-    datasets, named = parse_datasets(args.datasets) if args.datasets else (FullOptions().datasets, ())
+    datasets, named = (
+        parse_datasets(args.datasets) if args.datasets else (FullOptions().datasets, ())
+    )
     if named and args.xquad_languages:
         msg = (
             f"--datasets names XQuAD languages ({', '.join('xquad-' + n for n in named)}) and "

@@ -150,8 +150,7 @@ def warnings(env: Envelope) -> list[str]:
     pinned = env.setup.get(PINNED_KEY)
     if isinstance(pinned, list) and pinned:
         lines.append(
-            f"{len(pinned)} corpus file(s) {PINNED_NOTE}: "
-            + ", ".join(f"`{p}`" for p in pinned)
+            f"{len(pinned)} corpus file(s) {PINNED_NOTE}: " + ", ".join(f"`{p}`" for p in pinned)
         )
     for d in s.datasets:
         ix = d.index

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.extras import install_hint
 from gaia_eval.core.results_io import atomic_write_bytes
 from gaia_eval.retrieval.dataset import DATA_DIR, Dataset, DocumentRef
 from gaia_eval.retrieval.models import AnnTrial
@@ -80,8 +81,8 @@ def wikipedia_articles(path: Path, n: int) -> list[tuple[str, str]]:
         import pyarrow.parquet as pq
     except ImportError:
         msg = (
-            "Wikipedia distractors need pyarrow to read the parquet file: pip install "
-            "'gaia-eval[full]' (or pass --distractors generated)"
+            "Wikipedia distractors need pyarrow to read the parquet file: "
+            f"{install_hint('full')} (or pass --distractors generated)"
         )
         raise InvalidInputError(msg) from None
     out: list[tuple[str, str]] = []

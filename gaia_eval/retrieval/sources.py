@@ -271,7 +271,10 @@ class Corpus:
             shown = "\n".join(f"  {b}" for b in bad[:30])
             more = f"\n  ... and {len(bad) - 30} more" if len(bad) > 30 else ""
             total = sum(
-                1 for s in self.manifest.sources.values() for f in s.files.values() if not f.verified
+                1
+                for s in self.manifest.sources.values()
+                for f in s.files.values()
+                if not f.verified
             )
             msg = (
                 f"{len(bad)} corpus file(s) this run needs have no verified sha256 in the "
