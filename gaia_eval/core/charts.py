@@ -110,8 +110,8 @@ def histogram(values: Sequence[float], *, bins: int = 20, unit: str = "", width:
         )
     parts.append(
         f'<line x1="{left}" y1="{height - pad}" x2="{right}" y2="{height - pad}" stroke="#888"/>'
-        f'<text x="{left}" y="{height - 10}">{lo:g}{_esc(unit)}</text>'
-        f'<text x="{right}" y="{height - 10}" text-anchor="end">{hi:g}{_esc(unit)}</text></svg>'
+        f'<text x="{left}" y="{height - 10}">{lo:.4g}{_esc(unit)}</text>'
+        f'<text x="{right}" y="{height - 10}" text-anchor="end">{hi:.4g}{_esc(unit)}</text></svg>'
     )
     return "".join(parts)
 
