@@ -40,11 +40,19 @@ def _rec(
 
 def test_ttft_tpot_itl_e2e_exact() -> None:
     rec = _rec([100, 160, 220], ["a b c", "d e f", "g h i"], usage=9, end_ms=221)
-    d = derive(rec, open_loop=False)
+    d = derive(rec, open_loop=False, tokenizer=lambda text: len(text.split()))
     assert d.ttft_ms == 100 and d.e2e_ms == 221
-    assert d.chunk_tokens == [3, 3, 3]
+    assert d.chunk_tokens == [3, 3, 3] and d.chunk_token_source == "tokenizer"
+    assert d.icl_ms == pytest.approx([60.0, 60.0])
     assert d.tpot_ms == pytest.approx((221 - 100) / 8)
     assert d.itl_ms == pytest.approx([20.0] * 6)
+    # Without a counter the split of the usage total is a guess: no per-token figure.
+    g = derive(rec, open_loop=False)
+    assert g.chunk_token_source == "apportioned" and g.itl_ms == []
+    assert g.icl_ms == pytest.approx([60.0, 60.0]) and g.tpot_ms == d.tpot_ms
+    # A count that disagrees with the server's total is no measurement either.
+    off = derive(rec, open_loop=False, tokenizer=lambda text: 1)
+    assert off.chunk_token_source == "apportioned" and off.itl_ms == []
     # Open loop measures from the scheduled time: the client's 5 ms lag counts.
     o = derive(rec, open_loop=True)
     assert o.ttft_ms == 105 and o.e2e_ms == 226

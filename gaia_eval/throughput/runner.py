@@ -14,6 +14,7 @@ from typing import Any
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.throughput.client import Endpoint, StreamClient
 from gaia_eval.throughput.load import LevelPlan, LevelRun, run_level
+from gaia_eval.throughput.metrics import Tokenizer
 from gaia_eval.throughput.record import StreamRecord
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -157,6 +158,40 @@ def context_size(target: Target) -> int | None:
             if isinstance(row, dict) and isinstance(row.get("max_model_len"), int):
                 return int(row["max_model_len"])
     return None
+
+
+def server_tokenizer(target: Target) -> Tokenizer | None:
+    """The server's own token counter, where it has one (llama.cpp's POST /tokenize), so
+    each chunk's tokens are counted, not guessed; None when it has none. Used after a
+    level, never while one is timed; counts are cached by text."""
+    import httpx
+
+    url = target.origin + "/tokenize"
+
+    def ask(text: str) -> int | None:
+        try:
+            resp = httpx.post(
+                url, json={"content": text}, timeout=_SCRAPE_TIMEOUT_S, trust_env=False
+            )
+            tokens = resp.json().get("tokens") if resp.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return len(tokens) if isinstance(tokens, list) else None
+
+    if ask("hello world") is None:
+        return None
+    cache: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        if text not in cache:
+            n = ask(text)
+            if n is None:
+                msg = f"{url} stopped answering while chunk tokens were counted"
+                raise InfrastructureError(msg)
+            cache[text] = n
+        return cache[text]
+
+    return count
 
 
 def scrape_metrics(target: Target) -> dict[str, float] | None:

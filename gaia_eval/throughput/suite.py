@@ -46,6 +46,7 @@ class BenchmarkSuite(Suite):
         self._target: Any = None
         self._requests: list[bytes] = []
         self._ctx_size: int | None = None
+        self._tokenizer: Tokenizer | None = None
 
     def header_fields(self) -> HeaderFields:
         c = self.config
@@ -108,7 +109,12 @@ class BenchmarkSuite(Suite):
         ]
         warm = runner.warmup(target, self._requests, c.warmup, c.timeout_s)
         self._ctx_size = runner.context_size(target)
+        # Each chunk's tokens counted by the server's own tokenizer where it has one
+        # (--tokenizer wins): otherwise a usage total split over chunks is only a guess.
+        self._tokenizer = c.tokenizer or runner.server_tokenizer(target)
+        counter = c.tokenizer_spec or ("server /tokenize" if self._tokenizer else None)
         ctx.setup["server"] = {
+            "chunk_token_counter": counter,
             "endpoint": target.endpoint.url,
             "api": api,
             "model": target.model,
@@ -175,7 +181,7 @@ class BenchmarkSuite(Suite):
             plan=plan,
             run=run,
             workload=self.config.workload,
-            tokenizer=self.config.tokenizer,
+            tokenizer=self._tokenizer,
         )
         result.stats.server_ctx_size = ctx_size
         result.stats.server_metrics = runner.metrics_delta(before, after)
