@@ -157,14 +157,16 @@ def _ms(ns: int | float) -> float:
 
 
 def distribution(values: Sequence[float]) -> dict[str, float | None]:
-    """{mean, p50, p90, p99} (linear percentiles); all null for no values."""
+    """{mean, p50, p90, p95, p99, max} (linear percentiles); all null for no values."""
     if not values:
-        return {"mean": None, "p50": None, "p90": None, "p99": None}
+        return {"mean": None, "p50": None, "p90": None, "p95": None, "p99": None, "max": None}
     return {
         "mean": round(mean(values), 4),
         "p50": round(percentile_linear(values, 50), 4),
         "p90": round(percentile_linear(values, 90), 4),
+        "p95": round(percentile_linear(values, 95), 4),
         "p99": round(percentile_linear(values, 99), 4),
+        "max": round(max(values), 4),
     }
 
 

@@ -19,6 +19,24 @@ class Dist(ResultModel):
     """90th percentile."""
     p99: float | None
     """99th percentile."""
+    p95: float | None = None
+    """95th percentile (null in results written before it was recorded)."""
+    max: float | None = None
+    """The largest value: a single decode stall shows here (null in older results)."""
+
+
+class Goodput(ResultModel):
+    """Requests that met every service-level objective (`--slo`); failures never meet one."""
+
+    slo: dict[str, float]
+    """The objectives, ms: ttft_ms, tpot_ms, e2e_ms (a request without a TPOT, one token
+    long, meets a TPOT objective)."""
+    met: int
+    """Requests that met all of them."""
+    share: float
+    """met / requests sent."""
+    output_tokens_per_s: float | None
+    """Output tokens of the requests that met them / the level's wall time."""
 
 
 class Lag(ResultModel):
@@ -156,6 +174,11 @@ class LevelStats(ResultModel):
     generation tokens, KV-cache use), when it has the endpoint."""
     peak_memory_gb: float | None = None
     """Peak resident memory of the model server during the level, when gaia-eval runs it."""
+    goodput: Goodput | None = None
+    """The share of requests (and of output tokens/s) meeting `--slo`, when given."""
+    server_notes: list[str] = Field(default_factory=list)
+    """What the server's own counters say about the level: most of its prompt tokens
+    served from the prompt cache, say."""
     triage: TriageScore | None = None
     """Acceptance metrics, for the triage workload."""
 

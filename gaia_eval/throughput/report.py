@@ -67,6 +67,29 @@ def headline_table(levels: list[LevelStats]) -> Table:
     )
 
 
+def percentile_table(levels: list[LevelStats]) -> Table:
+    """Every latency's p50 / p90 / p95 / p99 / max per level: a tail stall (one 4.76 s
+    decode gap) shows in the max even when the p99 hides it."""
+    rows = []
+    for s in levels:
+        for name, d in (
+            ("TTFT", s.ttft_ms),
+            ("TPOT", s.tpot_ms),
+            ("ITL", s.itl_ms),
+            ("ICL", s.icl_ms),
+            ("E2E", s.e2e_ms),
+        ):
+            if d is None or d.p50 is None:
+                continue
+            cells = [d.p50, d.p90, d.p95, d.p99, d.max]
+            rows.append([f"`{s.level}`", name, *(fmt(v, 1) for v in cells)])
+    return Table(
+        ["level", "latency", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"],
+        rows,
+        caption="Latency percentiles (p95 and max are blank in results written before 2026-12)",
+    )
+
+
 def _sources(s: LevelStats) -> str:
     """Where the output tokens came from, and the tokens per chunk when they differ (a
     guessed split has no ITL: ICL stands for it)."""
@@ -303,6 +326,30 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
                     caption="Failed requests (never counted as latencies)",
                 )
             )
+        blocks.append(percentile_table(levels))
+        good = [(s, s.goodput) for s in levels if s.goodput is not None]
+        if good:
+            rows = [
+                [
+                    f"`{s.level}`",
+                    f"{g.met}/{s.requests}",
+                    f"{g.share:.0%}",
+                    fmt(g.output_tokens_per_s, 1),
+                    fmt(s.output_tokens_per_s, 1),
+                ]
+                for s, g in good
+            ]
+            slo_text = ", ".join(f"{k} <= {v:g}" for k, v in good[0][1].slo.items())
+            blocks.append(
+                Table(
+                    ["level", "met the SLO", "share", "goodput tok/s", "all tok/s"],
+                    rows,
+                    caption=f"Goodput: requests that met every objective ({slo_text})",
+                )
+            )
+        cached = [f"`{s.level}`: {n}" for s in levels for n in s.server_notes]
+        if cached:
+            blocks.append(Bullets(cached))
         limited = [f"`{s.level}`: {n}" for s in levels for n in s.client_notes]
         if limited:
             blocks.append(Bullets(limited))

@@ -24,7 +24,10 @@ _KEEP_METRICS = re.compile(
     r"^(llamacpp|vllm):(prompt_tokens_total|tokens_predicted_total|generation_tokens_total|"
     r"kv_cache_usage_ratio|kv_cache_usage_perc|gpu_cache_usage_perc|kv_cache_tokens|"
     r"requests_processing|requests_deferred|num_requests_running|num_requests_waiting|"
-    r"n_decode_total|prompt_seconds_total|tokens_predicted_seconds_total)$"
+    r"n_decode_total|prompt_seconds_total|tokens_predicted_seconds_total|"
+    # Prompt tokens served from the server's cache: a re-run answered from it is not a
+    # measurement of prefill (the suite warns when most of a level's prompt was cached).
+    r"prompt_tokens_cached_total|prefix_cache_hits_total|prefix_cache_queries_total)$"
 )
 
 
@@ -217,6 +220,22 @@ def scrape_metrics(target: Target) -> dict[str, float] | None:
         with contextlib.suppress(ValueError):
             out[name] = out.get(name, 0.0) + float(value)
     return out
+
+
+def cache_notes(delta: dict[str, float]) -> list[str]:
+    """A warning when most of a level's prompt tokens came from the server's cache (its
+    TTFT then measures a cache hit, not prefill)."""
+    cached = sum(v for k, v in delta.items() if k.endswith("prompt_tokens_cached_total"))
+    prompt = sum(v for k, v in delta.items() if k.endswith(":prompt_tokens_total"))
+    hits = sum(v for k, v in delta.items() if k.endswith("prefix_cache_hits_total"))
+    queries = sum(v for k, v in delta.items() if k.endswith("prefix_cache_queries_total"))
+    share = max(cached / max(prompt, cached) if cached else 0.0, hits / queries if queries else 0.0)
+    if share > 0.5:
+        return [
+            f"{share:.0%} of the level's prompt tokens came from the server's prompt cache: "
+            "its TTFT measures cache hits, not prefill"
+        ]
+    return []
 
 
 def metrics_delta(
