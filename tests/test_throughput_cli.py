@@ -293,7 +293,6 @@ def test_tokenizer_counts_when_the_server_sends_no_usage(stub: str, tmp_path: Pa
     assert res["header"]["settings"]["tokenizer"] == str(tok)
 
 
-<<<<<<< HEAD
 def test_a_local_run_leads_with_the_plumbing_note(
     stub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -324,7 +323,8 @@ def test_a_local_run_leads_with_the_plumbing_note(
     sections = [line for line in report.splitlines() if line.startswith("## ")]
     assert sections[0] == "## Model" and report.count(LOCAL_NOTE) == 1
     assert res["setup"]["local_model"]["note"] == LOCAL_NOTE
-=======
+
+
 def test_goodput_counts_the_requests_that_met_every_slo(stub: str, tmp_path: Path) -> None:
     # Every request of this stub takes ~30 ms to its first token and ~5 ms per token.
     model = f"openai:{stub}/v1#custom:ttft_ms=30,gap_ms=5,chunks=12"
@@ -352,4 +352,3 @@ def test_a_bad_slo_is_exit_2_naming_the_part(
                  "--out", str(tmp_path / "r")])  # fmt: skip
     assert code == 2
     assert "--slo" in capsys.readouterr().err
->>>>>>> main
