@@ -430,7 +430,7 @@ def test_run_refuses_a_toolchain_without_pytest(
     argv = ["tasks", "run", "--harness", "replay", "--replay", "reference", "--no-judge"]
     assert main([*argv, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
-    assert "pytest" in err and "pip install 'gaia-eval[tasks]'" in err
+    assert "pytest" in err and "'pytest>=8' 'anthropic>=0.30' (the [tasks] extra)" in err
     assert not (tmp_path / "run").exists()  # refused before anything ran
 
 

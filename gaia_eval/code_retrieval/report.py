@@ -218,7 +218,7 @@ def _robustness(rb: Robustness) -> Section:
             sc.name,
             _WORDS.get(sc.search.outcome, sc.search.outcome),
             _WORDS.get(sc.reindex.outcome, sc.reindex.outcome),
-            "yes" if sc.passed else "**no**",
+            "pass" if sc.passed else "**FAIL**",  # coloured, with a symbol, in report.html
             "yes" if sc.recovers else "**no**",
         ]
         for sc in rb.scenarios
@@ -237,7 +237,7 @@ def _robustness(rb: Robustness) -> Section:
                     "cache damage",
                     "searching the damaged cache",
                     "after re-indexing",
-                    "passed",
+                    "result",
                     "recovers",
                 ],
                 rows,

@@ -301,7 +301,16 @@ body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0
 table{border-collapse:collapse;margin:.5em 0 1.2em}td,th{border:1px solid #ccc;padding:.25em .6em;
 text-align:left;vertical-align:top}th{background:#f2f2f2}code{background:#f5f5f5;padding:0 .2em}
 .fail{color:#b00020;font-weight:bold}.pass{color:#0a7d32}figure{margin:1em 0}figcaption{color:#555}
+caption{caption-side:top;text-align:left;font-weight:bold;padding:.2em 0}
 """
+
+# A verdict cell or word in colour and with a symbol, so it reads without the colour too.
+_VERDICT_WORDS = {
+    "pass": ("pass", "\u2713"),
+    "passed": ("pass", "\u2713"),
+    "fail": ("fail", "\u2717"),
+    "failed": ("fail", "\u2717"),
+}
 
 
 def _esc(text: str) -> str:
@@ -320,16 +329,38 @@ def _inline(text: str) -> str:
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 
 
+def _verdict_html(text: str) -> str | None:
+    """`pass` / `**FAIL**` / `PASSED` as a coloured word with ✓ or ✗, None for other text."""
+    word = text.strip().strip("*").strip()
+    found = _VERDICT_WORDS.get(word.lower())
+    if found is None:
+        return None
+    cls, mark = found
+    return f'<span class="{cls}">{mark} {html.escape(word)}</span>'
+
+
+def _cell(text: str) -> str:
+    return _verdict_html(text) or _inline(text)
+
+
+def _para_html(text: str) -> str:
+    """A paragraph; its bold verdict words (the gate's **PASSED**) get colour and symbol."""
+    out = _inline(text)
+    for word in ("PASSED", "FAILED"):
+        out = out.replace(f"<strong>{word}</strong>", f"<strong>{_verdict_html(word)}</strong>")
+    return out
+
+
 def _html_block(block: Block) -> str:
     if isinstance(block, Para):
-        return f"<p>{_inline(block.text)}</p>"
+        return f"<p>{_para_html(block.text)}</p>"
     if isinstance(block, Bullets):
         return "<ul>" + "".join(f"<li>{_inline(b)}</li>" for b in block.items) + "</ul>"
     if isinstance(block, Table):
         cap = f"<caption>{_inline(block.caption)}</caption>" if block.caption else ""
         head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
         body = "".join(
-            "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
+            "<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>" for row in block.rows
         )
         return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     return f"<figure>{block.svg}<figcaption>{_esc(block.alt)}</figcaption></figure>"
@@ -341,13 +372,14 @@ def render_html(suite: type[Suite], env: Envelope) -> str:
 
 def page_html(title: str, intro: str, secs: Sequence[Section]) -> str:
     """The self-contained HTML page of `page_markdown`'s sections."""
-    body = [f"<h1>{_esc(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
+    # Headings render their `code` spans as code, never as literal backticks.
+    body = [f"<h1>{_inline(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
     for sec in secs:
-        body.append(f"<h2>{_esc(sec.title)}</h2>")
+        body.append(f"<h2>{_inline(sec.title)}</h2>")
         body += [_html_block(b) for b in sec.blocks]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{_esc(title.replace('`', ''))}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )

@@ -60,7 +60,14 @@ from gaia_eval.core.results import (
     definition_digest,
     load_envelope,
 )
-from gaia_eval.core.results_io import loads_json, scrub_strings, scrub_text, write_json, write_text
+from gaia_eval.core.results_io import (
+    FILE_MODE,
+    loads_json,
+    scrub_strings,
+    scrub_text,
+    write_json,
+    write_text,
+)
 from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
@@ -188,8 +195,9 @@ def append_record(path: Path, record: ItemRecord) -> None:
     data = scrub_strings(record.model_dump(mode="json"))  # before encoding, then after
     line = json.dumps(data, ensure_ascii=False, allow_nan=False)
     data = (scrub_text(line) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
+        os.fchmod(fd, FILE_MODE)  # the run's one mode, whatever the umask is by now
         os.write(fd, data)
         os.fsync(fd)
     finally:

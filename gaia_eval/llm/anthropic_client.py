@@ -28,7 +28,9 @@ class AnthropicChat:
         try:
             import anthropic
         except ModuleNotFoundError as err:
-            msg = "anthropic:<model> needs the anthropic SDK: pip install 'gaia-eval[anthropic]'"
+            from gaia_eval.core.extras import install_hint
+
+            msg = f"anthropic:<model> needs the anthropic SDK: {install_hint('anthropic')}"
             raise InvalidInputError(msg) from err
         self._sdk: Any = anthropic
         try:

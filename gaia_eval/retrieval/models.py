@@ -538,6 +538,9 @@ class RagSetup(BaseModel):
     local_model: dict[str, Any] | None = None
     """The embedded server that answered or judged (`--model local`): weights, threads,
     slots and the note every report of such a run leads with (a 135M plumbing model)."""
+    pinned_corpus_files: list[str] | None = None
+    """Full suite: corpus files checked against the user's pin (`--pin-unverified`), not a
+    published hash (sources.PINNED_KEY)."""
 
     def index(self, dataset: str) -> IndexStats | None:
         """The dataset's index statistics (None: not indexed, e.g. setup stopped first)."""

@@ -32,6 +32,7 @@ from gaia_eval.retrieval.models import (
     RagSetup,
     RagSummary,
 )
+from gaia_eval.retrieval.sources import PINNED_KEY, PINNED_NOTE
 from gaia_eval.retrieval.summary import HARD_PREFIX, is_hard_case, questions, result_of
 
 if TYPE_CHECKING:
@@ -77,7 +78,10 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
         for status in s.hard_cases.values():
             word = "crashed" if status == "error" else status
             counts[word] = counts.get(word, 0) + 1
-        out.append(("hard cases", ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))))
+        # "6 of 6 pass" reads at once; the other outcomes follow with their counts.
+        passed = counts.pop("pass", 0)
+        rest = [f"{n} {k}" for k, n in sorted(counts.items())]
+        out.append(("hard cases", ", ".join([f"{passed} of {len(s.hard_cases)} pass", *rest])))
     return out
 
 
@@ -155,6 +159,11 @@ def warnings(env: Envelope) -> list[str]:
             f"Measured so far: {sum(i in done for i in qs)} of {len(qs)} questions"
             + (f", {sum(i in done for i in hc)} of {len(hc)} hard cases" if hc else "")
             + "; the numbers below cover what finished."
+        )
+    pinned = env.setup.get(PINNED_KEY)
+    if isinstance(pinned, list) and pinned:
+        lines.append(
+            f"{len(pinned)} corpus file(s) {PINNED_NOTE}: " + ", ".join(f"`{p}`" for p in pinned)
         )
     for d in s.datasets:
         ix = d.index

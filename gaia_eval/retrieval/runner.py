@@ -48,6 +48,7 @@ from gaia_eval.retrieval.models import (
     ScaleTier,
     SystemSettings,
 )
+from gaia_eval.retrieval.sources import PINNED_KEY
 from gaia_eval.retrieval.systems import SystemMaker
 from gaia_eval.systems.rag.protocol import SearchHit
 
@@ -116,6 +117,7 @@ class RagRun(Suite):
     near_duplicates: dict[str, list[Path]] | None
     local_model: LocalServerInfo | None
     license_notes: dict[str, dict[str, str]] | None
+    pinned_files: list[str] | None
 
     def __init__(self) -> None:
         self._context_chunks = 0
@@ -143,6 +145,8 @@ class RagRun(Suite):
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
         if self.license_notes is not None:
             ctx.setup["sources"] = self.license_notes
+        if self.pinned_files:
+            ctx.setup[PINNED_KEY] = self.pinned_files
         loaded = self.datasets()
         ctx.setup["datasets"] = [
             DatasetSetup(

@@ -61,6 +61,7 @@ class RagSuite(RagRun):
         near_duplicates: dict[str, list[Path]] | None = None,
         vlm: str | None = None,
         license_notes: dict[str, dict[str, str]] | None = None,
+        pinned_files: list[str] | None = None,
         local_model: LocalServerInfo | None = None,
     ) -> None:
         self.local_model = local_model
@@ -68,6 +69,8 @@ class RagSuite(RagRun):
         its note (a 135M plumbing model) leads the report."""
         self.license_notes = license_notes
         """The corpus sources' licenses, recorded in the setup (full suite)."""
+        self.pinned_files = pinned_files
+        """Corpus files checked against a user pin, not a published hash (full suite)."""
         self.tier = tier
         self.scale_plan = scale_plan
         """The scale tiers (full suite); None: none."""

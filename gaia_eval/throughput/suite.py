@@ -129,6 +129,12 @@ class BenchmarkSuite(Suite):
             "warmup": warm,
             "local": target.facts,
         }
+        if target.facts.get("note"):
+            # Where every suite records the embedded model: the engine's report and
+            # terminal summary lead with its plumbing note, before any number.
+            from gaia_eval.llm.local_server import RECORD_KEY
+
+            ctx.setup[RECORD_KEY] = target.facts
 
     def _offset(self, item_id: str) -> int:
         """Where a level starts in the workload: triage sends the whole corpus at every
