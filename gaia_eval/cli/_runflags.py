@@ -84,6 +84,22 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
         help="run shard I of N (a stable hash of item ids); join shards with `gaia-eval merge`",
     )
     g.add_argument(
+        "-j",
+        "--jobs",
+        type=positive_int,
+        metavar="N",
+        help="items in flight at once (default: 1 for CPU-bound suites; for model-facing "
+        "ones the embedded local model's slot count, or 4 for a remote endpoint); a suite "
+        "whose items are not safe to run concurrently refuses more than 1",
+    )
+    g.add_argument(
+        "--budget-usd",
+        type=non_negative,
+        metavar="USD",
+        help="no new item starts once the items run have cost this much (where the suite "
+        "knows its cost); the report says how many were not started",
+    )
+    g.add_argument(
         "--keep-temp",
         action="store_true",
         help="keep the run's temporary work folder (its path is in results.json setup._temp)",
@@ -166,6 +182,8 @@ def request(
         tolerance=getattr(args, "tolerance", None),
         keep_temp=args.keep_temp,
         wait_lock=getattr(args, "wait_lock", None),
+        jobs=getattr(args, "jobs", None),
+        budget_usd=getattr(args, "budget_usd", None),
     )
 
 

@@ -15,11 +15,16 @@ from typing import Any
 
 import httpx
 
+from gaia_eval.core import limits
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.outage import ModelRequestError, error_for_status, unreachable
 
 RETRIES = 3
 RETRY_BACKOFF_S = 1.0
+THROTTLE_RETRIES = 8
+"""Attempts when the server keeps saying slow down (429 / overload): the shared backoff
+waits between them, so these are cheap for the server; a throttle is not an outage until
+they run out."""
 
 
 @dataclass(frozen=True)
@@ -135,22 +140,36 @@ class OpenAIChat:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
         last: Exception | None = None
-        for attempt in range(self.retries):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-            t0 = time.monotonic()
+        lim = limits.limiter(self.url)
+        failures = throttles = 0
+        pause = False  # after a failure (not a throttle: the limiter waits for those)
+        while failures < self.retries and throttles < THROTTLE_RETRIES:
+            if pause:
+                time.sleep(self.backoff_s * 2 ** (failures - 1))
+            pause = True
             try:
-                with self._client.stream("POST", self.url, json=body) as resp:
+                with lim.slot(), self._client.stream("POST", self.url, json=body) as resp:
+                    t0 = time.monotonic()
                     if resp.status_code != 200:
-                        err = error_for_status(self.url, resp.status_code, resp.read().decode())
+                        text = resp.read().decode()
+                        if said := _throttle(lim, resp, self.backoff_s):
+                            last = error_for_status(self.url, resp.status_code, text)
+                            pause = False  # the limiter waits out the backoff
+                            throttles += said == "retry-after"
+                            failures += said == "throttled"
+                            continue
+                        err = error_for_status(self.url, resp.status_code, text)
                         if isinstance(err, ModelRequestError) or resp.status_code in (401, 403):
                             raise err
                         last = err
+                        failures += 1
                         continue
+                    lim.ok()
                     return _read_stream(resp.iter_lines(), t0, self.url)
             except httpx.HTTPError as err:
                 # Mid-stream too: a cut stream is an outage, not an answer.
                 last = unreachable(self.url, err)
+                failures += 1
         assert last is not None
         raise last
 
@@ -175,19 +194,33 @@ class OpenAIChat:
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         last: Exception | None = None
-        for attempt in range(self.retries):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+        lim = limits.limiter(self.url)
+        failures = throttles = 0
+        pause = False  # after a failure (not a throttle: the limiter waits for those)
+        while failures < self.retries and throttles < THROTTLE_RETRIES:
+            if pause:
+                time.sleep(self.backoff_s * 2 ** (failures - 1))
+            pause = True
             try:
-                resp = self._client.post(self.url, json=body)
+                with lim.slot():
+                    resp = self._client.post(self.url, json=body)
             except httpx.HTTPError as err:
                 last = unreachable(self.url, err)
+                failures += 1
+                continue
+            if said := _throttle(lim, resp, self.backoff_s):
+                last = error_for_status(self.url, resp.status_code, resp.text)
+                pause = False  # the limiter waits out the backoff
+                throttles += said == "retry-after"
+                failures += said == "throttled"
                 continue
             if resp.status_code == 200:
+                lim.ok()
                 try:
                     data = resp.json()
                 except ValueError as err:
                     last = InfrastructureError(f"{self.url} returned invalid JSON: {err}")
+                    failures += 1
                     continue
                 if not isinstance(data, dict):
                     raise InfrastructureError(f"{self.url} returned a non-object reply")
@@ -196,8 +229,21 @@ class OpenAIChat:
             if isinstance(err2, ModelRequestError) or resp.status_code in (401, 403):
                 raise err2
             last = err2
+            failures += 1
         assert last is not None
         raise last
+
+
+def _throttle(lim: limits.Limiter, resp: httpx.Response, base_s: float) -> str:
+    """A 429 / overload reply starts the endpoint's shared backoff (every worker waits).
+    "retry-after": the server named the wait, so it is a pace, not a failure (retried up
+    to THROTTLE_RETRIES times); "throttled": no wait named (it may be a spent quota), it
+    counts as one of the request's few failures; "": not a throttle."""
+    after = limits.retry_after_s(resp.headers.get("retry-after"))
+    if not limits.is_throttle(resp.status_code, after):
+        return ""
+    lim.throttled(after, base_s=base_s)
+    return "retry-after" if after is not None else "throttled"
 
 
 def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
