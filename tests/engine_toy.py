@@ -1,7 +1,9 @@
 """A toy suite on the engine, for the engine's own tests.
 
-Items come from a JSON file {id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"}},
-so a test decides what each item does; `python tests/engine_toy.py ITEMS OUT [flags]` runs
+Items come from a JSON file {id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|
+"chat"}}, so a test decides what each item does ("chat" asks the OpenAI-compatible server
+at "url" with the item id as the prompt; "cost" is what the item cost, for budgets); the
+suite declares its items safe to run concurrently (`--jobs`); `python tests/engine_toy.py ITEMS OUT [flags]` runs
 it as a process (for kill -9 and SIGTERM tests).
 """
 
@@ -17,7 +19,7 @@ from pydantic import BaseModel
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.report import Para, Section, Table
-from gaia_eval.core.results import Envelope
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import (
     HeaderFields,
     Item,
@@ -32,6 +34,8 @@ from gaia_eval.core.suite import (
 class ToyResult(BaseModel):
     value: float
     passed: bool
+    reply: str | None = None
+    cost: float | None = None
 
 
 class ToySummary(BaseModel):
@@ -43,6 +47,7 @@ class ToySuite(Suite):
     name = "toy"
     title = "Toy suite"
     item_model = ToyResult
+    concurrent_items = True
 
     def __init__(self, items_file: Path, tier: str = "t1", knob: str = "a") -> None:
         self.items_file = items_file
@@ -67,8 +72,24 @@ class ToySuite(Suite):
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
+        reply = None
+        if do == "chat":
+            from gaia_eval.llm.openai_compat import OpenAIChat
+
+            client = OpenAIChat(str(item.payload["url"]), "m", backoff_s=0.0)
+            try:
+                reply = client.chat([{"role": "user", "content": item.id}]).content
+            finally:
+                client.close()
         v = float(item.payload.get("now", item.payload["value"]))
-        return ToyResult(value=v, passed=v >= 0.5)
+        cost = item.payload.get("cost")
+        return ToyResult(
+            value=v, passed=v >= 0.5, reply=reply, cost=None if cost is None else float(cost)
+        )
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        return None if record.result is None else record.result.get("cost")
 
     @classmethod
     def summarise(cls, env: Envelope) -> ToySummary:
@@ -100,6 +121,20 @@ class ToySuite(Suite):
     def report_sections(cls, env: Envelope) -> list[Section]:
         rows = [[r.id, r.status] for r in env.items]
         return [Section("Items", [Para("Every item."), Table(["item", "status"], rows)])]
+
+
+class SerialToySuite(ToySuite):
+    """The toy suite without the concurrency opt-in."""
+
+    name = "toy-serial"
+    concurrent_items = False
+
+
+class BenchToySuite(ToySuite):
+    """A suite whose concurrency is what it measures."""
+
+    name = "toy-bench"
+    jobs_refused = "its load levels are what it measures; use --concurrency"
 
 
 register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))

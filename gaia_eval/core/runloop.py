@@ -545,8 +545,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
                     if req.keep_temp:
                         state.setup["_temp"] = str(temp)
                 todo = list(suite.ordered(todo, ctx))
-                order = [*state.records, *(i.id for i in todo if i.id not in state.records)]
-                state.rank = {i: n for n, i in enumerate(order)}
+                state.rank = _rank(header.item_ids, [i.id for i in todo])
                 if ctx.header_updates:
                     header = header.model_copy(update=ctx.header_updates)
                     state.refuse_unlike_previous(header)
@@ -656,6 +655,16 @@ def _check_ids(cls: type[Suite], items: Sequence[Item]) -> None:
             msg = f"{cls.name}: two {cls.item_noun}s share the id {item.id!r}"
             raise InvalidInputError(msg)
         seen.add(item.id)
+
+
+def _rank(asked: Sequence[str], todo: Sequence[str]) -> dict[str, int]:
+    """Each asked id's place in results.json: item order, with the slots of the items run
+    now filled in the suite's run order (`Suite.ordered`), so a resumed or concurrent run
+    lists its items exactly as one uninterrupted run with --jobs 1 does."""
+    running = set(todo)
+    seq = iter(todo)
+    order = [next(seq) if i in running else i for i in asked]
+    return {i: n for n, i in enumerate(order)}
 
 
 def _run_one(state: _Run, ctx: RunContext, item: Item, commit: str | None) -> _Done:
