@@ -3,8 +3,8 @@
 Items come from a JSON file {id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|
 "chat"}}, so a test decides what each item does ("chat" asks the OpenAI-compatible server
 at "url" with the item id as the prompt; "cost" is what the item cost, for budgets); the
-suite declares its items safe to run concurrently (`--jobs`); `python tests/engine_toy.py ITEMS OUT [flags]` runs
-it as a process (for kill -9 and SIGTERM tests).
+suite declares its items safe to run concurrently (`--jobs`).
+`python tests/engine_toy.py ITEMS OUT [flags]` runs it as a process (for kill -9 and SIGTERM tests).
 """
 
 from __future__ import annotations

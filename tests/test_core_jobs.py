@@ -77,9 +77,7 @@ def test_jobs_4_equals_jobs_1_item_for_item_in_item_order(tmp_path: Path) -> Non
 
 
 def test_items_really_overlap_with_jobs(tmp_path: Path) -> None:
-    rows = {
-        f"q{i}": {"value": 0.9, "do": "chat", "url": "", "seconds": 0} for i in range(8)
-    }
+    rows = {f"q{i}": {"value": 0.9, "do": "chat", "url": "", "seconds": 0} for i in range(8)}
     with delayed_model(0.3) as (url, log):
         for row in rows.values():
             row["url"] = url

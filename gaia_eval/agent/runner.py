@@ -67,11 +67,22 @@ class AgentSuite(Suite):
     title: ClassVar[str] = "Agent scenarios"
     item_model = ScenarioResult
     item_noun: ClassVar[str] = "scenario"
+    # One agent process per scenario in flight (`_agent_now`), its own driver usage.
+    concurrent_items: ClassVar[bool] = True
 
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
-        self._agent: ChatAgent | None = None
+        # One agent per item in flight (keyed by the item's thread; with --jobs items run
+        # on threads of their own), handed back to `_idle` for the next item to reuse.
+        self._agents: dict[int, ChatAgent] = {}
+        self._idle: list[ChatAgent] = []
         self._abandoned: list[ChatAgent] = []
+        self._lock = threading.Lock()
+
+    def default_jobs(self) -> int:
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.cfg.agent_model)
 
     # ---- configuration --------------------------------------------------------------------
 
@@ -158,9 +169,10 @@ class AgentSuite(Suite):
             }
 
     def teardown(self) -> None:
-        if self._agent is not None:
-            self._abandoned.append(self._agent)
-            self._agent = None
+        with self._lock:
+            self._abandoned += [*self._agents.values(), *self._idle]
+            self._agents.clear()
+            self._idle.clear()
         for agent in self._abandoned:
             try:
                 agent.close()
@@ -169,9 +181,30 @@ class AgentSuite(Suite):
         self._abandoned.clear()
 
     def _agent_now(self) -> ChatAgent:
-        if self._agent is None:
-            self._agent = self.cfg.make_agent()
-        return self._agent
+        """This item's agent: made (or taken from the idle ones) on first use."""
+        me = threading.get_ident()
+        with self._lock:
+            agent = self._agents.get(me)
+            if agent is None and self._idle:
+                agent = self._agents[me] = self._idle.pop()
+        if agent is None:
+            agent = self.cfg.make_agent()
+            with self._lock:
+                self._agents[me] = agent
+        return agent
+
+    def _release_agent(self) -> None:
+        """The item is done: its agent (if not abandoned) waits for the next item."""
+        with self._lock:
+            agent = self._agents.pop(threading.get_ident(), None)
+            if agent is not None:
+                self._idle.append(agent)
+
+    def _abandon_agent(self) -> None:
+        with self._lock:
+            agent = self._agents.pop(threading.get_ident(), None)
+            if agent is not None:  # abandoned: its call may still be running
+                self._abandoned.append(agent)
 
     # ---- one scenario -----------------------------------------------------------------------
 
@@ -194,6 +227,7 @@ class AgentSuite(Suite):
             self._run(loaded, res, t0 + limit)
         finally:
             res.elapsed_s = round(time.monotonic() - t0, 3)
+            self._release_agent()
         return res
 
     def _bounded(self, fn: Callable[[], Any], deadline: float) -> Any:
@@ -214,9 +248,7 @@ class AgentSuite(Suite):
         t.start()
         t.join(left)
         if t.is_alive():
-            if self._agent is not None:  # abandoned: its call may still be running
-                self._abandoned.append(self._agent)
-                self._agent = None
+            self._abandon_agent()
             raise _Timeout
         if "error" in box:
             raise box["error"]

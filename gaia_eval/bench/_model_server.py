@@ -90,7 +90,9 @@ def _handler(delay_s: float, throttle_every: int, retry_after: str, log: ServerL
                 with log.lock:
                     log.in_flight -= 1
 
-        def _send(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self, status: int, payload: object, headers: dict[str, str] | None = None
+        ) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")

@@ -40,6 +40,10 @@ class CodeBenchSuite(Suite):
     title = "Code benchmark"
     item_model = CodeTaskResult
     item_noun = "task"
+    # Each attempt has its own workspace and grading scratch (mkdtemp) and agent process;
+    # the untouched runs are shared through a locked future per task. Default 1: grading
+    # with pytest and mypy is CPU-bound on a small machine.
+    concurrent_items = True
 
     def __init__(self, cfg: CodeConfig) -> None:
         self.cfg = cfg

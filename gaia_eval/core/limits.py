@@ -148,17 +148,18 @@ class Limiter:
 
 _lock = threading.Lock()
 _limiters: dict[str, Limiter] = {}
-_default_cap = 1
+UNCONFIGURED_CAP = 64
+"""Outside a run (a standalone `tasks gateway`) no --jobs says what fits: only the backoff."""
 _caps: dict[str, int] = {}
+_state = {"default_cap": UNCONFIGURED_CAP}
 
 
 def configure(jobs: int, caps: dict[str, int] | None = None) -> None:
     """A run starts: endpoints get `jobs` slots unless a cap is set for them (the local
     server's slot count, kept from `set_cap`); what earlier runs in this process saw is
     forgotten."""
-    global _default_cap
     with _lock:
-        _default_cap = max(1, jobs)
+        _state["default_cap"] = max(1, jobs)
         _limiters.clear()
         for url, cap in (caps or {}).items():
             _caps[endpoint_key(url)] = cap
@@ -180,7 +181,7 @@ def limiter(base_url: str) -> Limiter:
     with _lock:
         lim = _limiters.get(key)
         if lim is None:
-            lim = _limiters[key] = Limiter(key, _caps.get(key, _default_cap))
+            lim = _limiters[key] = Limiter(key, _caps.get(key, _state["default_cap"]))
         return lim
 
 

@@ -191,7 +191,8 @@ def _run_line(env: Envelope) -> str:
     return (
         "; ".join(specs)
         + ("; " if specs else "")
-        + f"started {run.started}, {dur}{_concurrency_text(head)}; gaia-eval {run.package_version}, commit {commit}; "
+        + f"started {run.started}, {dur}{_concurrency_text(head)}; "
+        + f"gaia-eval {run.package_version}, commit {commit}; "
         + f"{m.cpu}, {m.logical_cpus} CPUs, {m.ram_gb} GiB, {m.os}"
     )
 

@@ -245,7 +245,7 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-ENVELOPE_MIGRATIONS: Mapping[int, Migration] = {1: _v1_to_v2}
+ENVELOPE_MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
 
 
 def definition_digest(rows: Iterable[tuple[str, Any]]) -> str:

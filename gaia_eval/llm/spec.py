@@ -107,3 +107,17 @@ def default_jobs(*specs: ModelSpec | None) -> int:
         else:
             fits.append(REMOTE_JOBS)
     return min(fits, default=1)
+
+
+def default_jobs_for(*texts: str | None) -> int:
+    """`default_jobs` of spec texts as a run records them; one that does not parse (it is
+    refused with its own message elsewhere) counts as a remote endpoint."""
+    specs: list[ModelSpec | None] = []
+    for text in texts:
+        if not text:
+            continue
+        try:
+            specs.append(parse_model_spec(text))
+        except InvalidInputError:
+            specs.append(ModelSpec("openai", text, None, text))
+    return default_jobs(*specs)

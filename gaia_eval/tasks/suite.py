@@ -40,9 +40,17 @@ class TasksSuite(Suite):
     title = "Flagship agent tasks"
     item_model = TaskResult
     item_noun = "task"
+    # Each task has its own workspace (mkdtemp), results folder, harness copy (its
+    # gateway route) and agent process: safe to run several at once.
+    concurrent_items = True
 
     def __init__(self, cfg: TasksConfig) -> None:
         self.cfg = cfg
+
+    def default_jobs(self) -> int:
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.cfg.model)
 
     # ---- one configured run --------------------------------------------------------------
 

@@ -38,7 +38,6 @@ from gaia_eval.tasks.swebench_data import (
     load_rows,
     sample,
 )
-from gaia_eval.agents.workspace import IGNORED, Workspace
 
 MAX_STEPS = 120
 PARAGRAPH = (
