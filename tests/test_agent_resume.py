@@ -141,3 +141,21 @@ def test_agent_model_mismatch_is_discarded(tmp_path: Path) -> None:
     row = next(r for r in card(tmp_path / "out")["scenarios"] if r["id"] == "m2")
     assert "someone-else" in row["reason"] and "discarded" in row["reason"]
     assert set(statuses(tmp_path / "none").values()) == {"INFRA_ERROR"}
+
+
+def test_jobs_4_equals_jobs_1_scenario_for_scenario(tmp_path: Path) -> None:
+    scen = _scenarios(tmp_path)
+    cards, results = {}, {}
+    with serve(_world()) as url:
+        for jobs in ("1", "4"):
+            out = tmp_path / f"run{jobs}"
+            assert run(url, scen, out, "--jobs", jobs) == 0
+            cards[jobs] = _stable(card(out))
+            results[jobs] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert cards["4"] == cards["1"]
+    ids = [r["id"] for r in results["1"]["items"]]
+    assert [r["id"] for r in results["4"]["items"]] == ids and len(ids) == 4
+    assert [r["status"] for r in results["4"]["items"]] == [
+        r["status"] for r in results["1"]["items"]
+    ]
+    assert results["4"]["header"]["concurrency"]["jobs"] == 4

@@ -473,3 +473,45 @@ def test_artifacts_are_scrubbed(tmp_path: Path) -> None:
     for name in ("transcript.json", "workspace.diff"):
         text = (folder / "21-qa" / name).read_text()
         assert secret not in text and "[REDACTED:sk]" in text, name
+
+
+def _by_step(body: dict[str, Any]) -> dict[str, Any]:
+    """The correct sequence, by how far this conversation is (any order of tasks)."""
+    steps = [
+        {"tool_calls": [("read_file", {"path": "toybox/dates.py"})]},
+        {"tool_calls": FIX_CALLS},
+        {"tool_calls": [("run_pytest", {})]},
+        {"content": "Fixed parse_updated; 4 tests pass."},
+    ]
+    done = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    return steps[min(done, len(steps) - 1)]
+
+
+def test_jobs_4_equals_jobs_1_task_for_task(tmp_path: Path) -> None:
+    import re
+
+    fake = FakeLLM(answer=_by_step)
+    envs = {}
+    with serve(fake) as url:
+        spec = parse_model_spec(f"openai:{url}/v1#fake-model")
+        for jobs in (1, 4):
+            cfg = _cfg(
+                tmp_path / str(jobs), BuiltinHarness(spec), ["02-bugfix"], model=spec.text,
+                repeats=4,
+            )  # fmt: skip
+            envs[jobs] = run(cfg, tmp_path / f"run{jobs}", jobs=jobs)
+
+    def stable(env: Any) -> list[tuple[str, str, dict[str, Any]]]:
+        rows = []
+        for rec in env.items:
+            res = dict(rec.result or {}, wall_seconds=None)
+            res["checks"] = [
+                dict(c, detail=re.sub(r" in [\d.]+s", "", c["detail"])) for c in res["checks"]
+            ]
+            rows.append((rec.id, rec.status, res))
+        return rows
+
+    assert stable(envs[4]) == stable(envs[1])
+    assert [r.id for r in envs[4].items] == ["02-bugfix", *(f"02-bugfix#r{i}" for i in (2, 3, 4))]
+    assert all(r.result and r.result["passed"] for r in envs[4].items)
+    assert envs[4].header.concurrency is not None and envs[4].header.concurrency.jobs == 4
