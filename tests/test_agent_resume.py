@@ -58,7 +58,7 @@ def test_outage_stops_and_resume_merges(tmp_path: Path, capsys: pytest.CaptureFi
     world = _world()
     world.outage["s2"] = (429, "usage limit reached; your limit resets at 14:00 UTC.")
     with serve(world) as url:
-        code = run(url, scen, out)
+        code = run(url, scen, out, "--jobs", "1")  # serial: later scenarios NOT_RUN
         err = capsys.readouterr().err
         assert code == 3
         assert f"driver openai:{url}#driver-m" in err  # the backend
@@ -91,7 +91,7 @@ def test_credential_rejected_by_a_400_is_an_outage(tmp_path: Path) -> None:
     scen = write(tmp_path / "sc", [scenario("c1"), scenario("c2")])
     world = World(judge={"c1": [{"status": 400, "body": "invalid x-api-key"}]})
     with serve(world) as url:
-        assert run(url, scen, tmp_path / "out") == 3
+        assert run(url, scen, tmp_path / "out", "--jobs", "1") == 3
     assert statuses(tmp_path / "out") == {"c1": "INFRA_ERROR", "c2": "NOT_RUN"}
 
 

@@ -105,7 +105,7 @@ def test_judge_outage_stops_the_run_and_resume_finishes_it(
     with serve(fake) as url:
         judge = f"openai:{url}/v1#judge"
         argv = ["sessions", "--claude-dir", claude, "--harness", "replay", "--replay",
-                "reference", "--judge-model", judge, "--out", str(out)]  # fmt: skip
+                "reference", "--judge-model", judge, "--out", str(out), "--jobs", "1"]  # fmt: skip
         assert main(argv) == 3
         err = capsys.readouterr()
         assert "--resume" in err.out + err.err
@@ -187,7 +187,8 @@ def test_repeats_judge_each_case_k_times_and_report_the_spread(tmp_path: Path):
     with serve(fake) as url:
         argv = ["sessions", "--claude-dir", str(sessions_fixture.FIXTURE), "--limit", "2",
                 "--repeats", "2", "--harness", "replay", "--replay", "reference",
-                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]  # fmt: skip
+                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out),
+                "--jobs", "1"]  # fmt: skip  (the judge's scores are scripted in request order)
         assert main(argv) == 0
     card = json.loads((out / "scorecard.json").read_text())
     assert card["cases"] == 4

@@ -134,7 +134,7 @@ def test_unreachable_backend_stops_the_run_unmeasured_and_resumable(tmp_path: Pa
     harness = BuiltinHarness(spec, retries=1, backoff_s=0)
     cfg = _cfg(tmp_path, harness, ["02-bugfix", "21-qa"], model=spec.text)
     with pytest.raises(InfrastructureError) as info:
-        run(cfg, tmp_path / "run")
+        run(cfg, tmp_path / "run", jobs=1)  # serial: the second task never starts
     # After the first outage the run stops: the URL, the cause and the resume command.
     text = str(info.value)
     assert url in text and "unreachable" in text and "ConnectError" in text
@@ -156,7 +156,7 @@ def test_backend_outage_status_is_unmeasured_but_bad_request_is_failure(tmp_path
         harness = BuiltinHarness(spec, retries=1, backoff_s=0)
         cfg = _cfg(tmp_path, harness, ["b5-hang", "21-qa"], model=spec.text)
         with pytest.raises(InfrastructureError, match="outage \\(quota"):
-            run(cfg, tmp_path / "run")
+            run(cfg, tmp_path / "run", jobs=1)  # the replies are scripted in task order
     first, second = card(envelope(tmp_path / "run")).tasks
     assert first.error_kind == "failed" and first.passed is None
     assert "rejected the request" in (first.error or "")
@@ -169,6 +169,7 @@ def _two_tasks_on(url: str, tmp_path: Path) -> int:
             "tasks", "run", "--tasks", "21-qa,02-bugfix", "--no-judge",
             "--model", f"openai:{url}#m",
             "--out", str(tmp_path / "run"), "--work-root", str(tmp_path / "w"),
+            "--jobs", "1",  # serial: the outage stops the run before the second task
         ]
     )  # fmt: skip
 
