@@ -687,6 +687,13 @@ def schema(session: nox.Session) -> None:
     session.run("gaia-eval", "schema", "--out", "schemas", *check)
 
 
+@nox.session(default=False, tags=["gen"])
+def exit_table(session: nox.Session) -> None:
+    """Regenerate the exit-code table in README.md and docs/ from gaia_eval/core/errors.py
+    (stdlib only, so no install; tests/test_exit_table.py fails when a copy drifts)."""
+    session.run("python", "-m", "gaia_eval.core.errors", "--write", str(HERE))
+
+
 @nox.session(default=False)
 def wheel(session: nox.Session) -> None:
     """Build the wheel, install it into a fresh venv outside the checkout, smoke-test it."""

@@ -1,34 +1,22 @@
-"""A toy suite on the engine, for the engine's own tests.
-
-Items come from a JSON file {id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|
-"chat"}}, so a test decides what each item does ("chat" asks the OpenAI-compatible server
-at "url" with the item id as the prompt; "cost" is what the item cost, for budgets); the
-suite declares its items safe to run concurrently (`--jobs`).
-`python tests/engine_toy.py ITEMS OUT [flags]` runs it as a process (for kill -9 and SIGTERM tests).
-"""
+"""A toy suite on the engine, for the engine's own tests: items come from a JSON file
+{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"chat"}}, so a test decides what
+each item does ("chat" asks the OpenAI-compatible server at "url" with the item id as the
+prompt; "cost" is what the item cost, for budgets). It declares its items safe to run
+concurrently (`--jobs`); tests/engine_toy_process.py runs it as a process."""
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InfrastructureError
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
-from gaia_eval.core.report import Para, Section, Table
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
+from gaia_eval.core.report import Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope, ItemRecord
-from gaia_eval.core.suite import (
-    HeaderFields,
-    Item,
-    Metric,
-    RunContext,
-    Suite,
-    SuiteEntry,
-    register_suite,
-)
+from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite, SuiteEntry, register_suite
 
 
 class ToyResult(BaseModel):
@@ -44,15 +32,23 @@ class ToySummary(BaseModel):
 
 
 class ToySuite(Suite):
-    name = "toy"
-    title = "Toy suite"
-    item_model = ToyResult
+    name, title, item_model = "toy", "Toy suite", ToyResult
     concurrent_items = True
+    gate = GateRules(
+        metrics=(MetricRule("mean", absolute=0.02, widen_items=1.5),),
+        checks=(CheckRule("passed"),),
+        read_metrics=lambda e: {"mean": Metric(e.summary["mean"], e.summary["n"])},
+        read_checks=lambda e: {(r.id, "passed"): r.result["passed"] for r in e.items if r.result},
+    )
+    report = Report(
+        headline=lambda e: [("mean", fmt(e.summary["mean"]))],
+        sections=lambda e: [
+            Section("Items", [Table(["item", "status"], [[r.id, r.status] for r in e.items])])
+        ],
+    )
 
     def __init__(self, items_file: Path, tier: str = "t1", knob: str = "a") -> None:
-        self.items_file = items_file
-        self.tier = tier
-        self.knob = knob
+        self.items_file, self.tier, self.knob = items_file, tier, knob
 
     def header_fields(self) -> HeaderFields:
         return HeaderFields(tier=self.tier, system="toy-system", settings={"knob": self.knob})
@@ -96,32 +92,6 @@ class ToySuite(Suite):
         vals = [r.result["value"] for r in env.items if r.result]
         return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
 
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return GateRules(
-            metrics=(MetricRule("mean", absolute=0.02, widen_items=1.5),),
-            checks=(CheckRule("passed"),),
-        )
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        s = ToySummary.model_validate(env.summary)
-        return {"mean": Metric(s.mean, s.n)}
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        return {(r.id, "passed"): r.result["passed"] for r in env.items if r.result}
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        s = ToySummary.model_validate(env.summary)
-        return [("mean", "–" if s.mean is None else f"{s.mean:.3f}")]
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        rows = [[r.id, r.status] for r in env.items]
-        return [Section("Items", [Para("Every item."), Table(["item", "status"], rows)])]
-
 
 class SerialToySuite(ToySuite):
     """The toy suite without the concurrency opt-in."""
@@ -138,23 +108,3 @@ class BenchToySuite(ToySuite):
 
 
 register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))
-
-
-if __name__ == "__main__":  # a process running the toy suite, for signal tests
-    import argparse
-
-    from gaia_eval.cli._runflags import add_run_flags, run_suite
-    from gaia_eval.cli.main import main  # noqa: F401  (the CLI's error mapping)
-    from gaia_eval.core.errors import exit_code_for
-
-    p = argparse.ArgumentParser()
-    p.add_argument("items", type=Path)
-    add_run_flags(p)
-    a = p.parse_args()
-    try:
-        sys.exit(run_suite(ToySuite(a.items), a))
-    except BaseException as err:
-        if isinstance(err, SystemExit):
-            raise
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(exit_code_for(err))

@@ -21,7 +21,7 @@ from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.judge import Attempt, build_prompt, cut, parse_reply, validate_grade
 from gaia_eval.tasks.models import Scorecard, TaskResult
 from gaia_eval.tasks.rejudge import judge_run as _judge_run
-from gaia_eval.tasks.report import summary
+from gaia_eval.tasks.results import summary
 from gaia_eval.tasks.runner import TasksConfig
 
 TASKS = load_tasks()

@@ -442,7 +442,8 @@ def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
     probe = (
         f"ls {data_dir()} | wc -l; cat ../.baseline/README.md 2>/dev/null | wc -l; "
         # The first (unfenced) run's folder: the fenced run hides its contents.
-        f"ls {tmp_path / 'run' / 'False'} | wc -l; echo written > note.txt; cat note.txt"
+        f"ls {tmp_path / 'run' / 'False'} 2>/dev/null | wc -l; echo written > note.txt; "
+        "cat note.txt"
     )
     script = [{"tool": "run_shell", "args": {"command": probe}}, {"answer": "x"}]
     results = {}

@@ -1,14 +1,11 @@
 """Checks on an agent's work that every agent suite shares: which tool calls edit files,
-and a probe snippet run inside the finished project."""
+and a probe snippet run inside the finished project by the grader."""
 
 from __future__ import annotations
 
-import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from gaia_eval.agents.isolation import run_text
 from gaia_eval.agents.models import CheckRecord
 
 EDIT_TOOLS = {"write_file", "edit_file", "Edit", "Write", "MultiEdit", "NotebookEdit"}
@@ -20,15 +17,14 @@ def last_line(text: str) -> str:
 
 
 def check_probe(probe: str, project: Path, env: Mapping[str, str], timeout_s: float) -> CheckRecord:
-    """Run the probe snippet inside the project; non-zero exit fails with the last line."""
-    with tempfile.TemporaryDirectory(prefix="gaia-probe-") as tmp:
-        script = Path(tmp) / "probe.py"
-        script.write_text(probe + "\n", encoding="utf-8")
-        probe_env = dict(env)
-        probe_env["PYTHONPATH"] = str(project)
-        rc, out, timed_out = run_text(
-            [sys.executable, str(script)], cwd=project, env=probe_env, timeout_s=timeout_s
-        )
+    """Run the probe snippet inside the project by the grader (a fresh `python -I -S`, the
+    project's root first on its path); it passes only when it ran to its end."""
+    from gaia_eval.agents.grader import run_probe
+
+    probe_env = dict(env)
+    # For the probe's own child processes; the grader's interpreter ignores it.
+    probe_env["PYTHONPATH"] = str(project)
+    passed, out, timed_out = run_probe(probe, project, probe_env, timeout_s)
     if timed_out:
         return CheckRecord(kind="probe", passed=False, detail=f"probe ran past {timeout_s}s")
-    return CheckRecord(kind="probe", passed=rc == 0, detail=last_line(out) if rc else "probe ok")
+    return CheckRecord(kind="probe", passed=passed, detail="probe ok" if passed else last_line(out))

@@ -4,12 +4,15 @@ What is hidden: the task definitions and reference attempts (the package's data 
 every earlier tasks run folder this machine recorded (wherever its `--out` was), the
 default and configured results roots, the whole work root (every other task's workdir, the
 SWE-bench cache with its gold patches, the bare-repo cache), the temp folders of other runs,
-this task's baseline, and any extra paths the task adds (on SWE-bench, the installed copy
-of the package under test). What stays: the task's own folder (read-write) and the
-toolchain (read-only), bound back inside whatever hid them.
+this task's baseline, the git checkout gaia_eval runs from (with its common git folder and
+every worktree: their history holds the answers), every suite's data folder, and any extra
+paths the task adds (on SWE-bench, the installed copy of the package under test). What
+stays: the task's own folder (read-write) and the toolchain (read-only), bound back inside
+whatever hid them; everything else is read-only.
 
-Linux uses bubblewrap: the file system as it is, each hidden folder covered by an empty
-tmpfs and each hidden file by /dev/null, in order (hide, bind back, hide again). macOS uses
+Linux uses bubblewrap: the file system read-only, a fresh private temp folder, each hidden
+folder covered by an empty read-only tmpfs and each hidden file by /dev/null, in order
+(hide, bind back, hide again). macOS uses
 sandbox-exec with a deny/allow profile in the same order. Anything else, or a machine where
 the tool cannot create a sandbox, is refused before the run starts (preflight), never
 pretended.
@@ -142,14 +145,22 @@ def plan(
         if root and _inside(h, root[0]) and h != root[0]:
             hidden.remove(h)
             again.append(h)
-    keep = [k for k in _norm([*toolchain_roots(), *keep_ro]) if any(_inside(k, h) for h in hidden)]
+    # Bound back: what a hidden folder (or bubblewrap's fresh temp folder) would cover.
+    tmp = Path(tempfile.gettempdir()).resolve()
+    keep = [
+        k
+        for k in _norm([*toolchain_roots(), *keep_ro])
+        if _inside(k, tmp) or any(_inside(k, h) for h in hidden)
+    ]
     # A hidden path inside a kept toolchain root would be re-exposed by its bind: hide it
     # after the binds instead.
     for h in list(hidden):
         if any(_inside(h, k) and h != k for k in keep):
             hidden.remove(h)
             again.append(h)
-    expose = [r for r in root if any(_inside(r, h) for h in hidden)]
+    # The task's folder is always bound back read-write: everything else is read-only
+    # inside bubblewrap (bwrap_argv), hidden or not.
+    expose = root
     return FencePlan(tuple(hidden), tuple(expose), tuple(keep), tuple(dict.fromkeys(again)))
 
 
@@ -172,15 +183,28 @@ def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
     """`argv` inside bubblewrap; the mounts apply in sequence, so order is the plan's."""
     # A pid namespace with its own /proc: otherwise /proc/<host pid>/root is a way around
     # every hidden path (it shows the host's mounts, not the sandbox's).
-    out = [exe, "--dev-bind", "/", "/", "--die-with-parent", "--unshare-pid", "--proc", "/proc"]
+    # Everything read-only (the toolchain, the standard library, $HOME, /etc, the checkout);
+    # the devices as they are; a fresh, private temp folder; then the plan's mounts.
+    tmp = Path(tempfile.gettempdir()).resolve()
+    out = [exe, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--die-with-parent"]
+    out += ["--unshare-pid", "--proc", "/proc", "--tmpfs", str(tmp)]
+    if tmp != Path("/tmp") and Path("/tmp").is_dir():
+        out += ["--tmpfs", "/tmp"]
     for p in fp.hide:
-        out += _cover(p)
-    for p in fp.expose_ro:
+        if not _inside(p, tmp):  # inside the fresh temp folder it is not there anyway
+            out += _cover(p)
+    bound = list(fp.expose_ro)
+    for p in bound:
         out += ["--ro-bind", str(p), str(p)]
     for p in fp.expose:
         out += ["--bind", str(p), str(p)]
     for p in fp.rehide:
-        out += _cover(p)
+        if not _inside(p, tmp) or any(_inside(p, b) for b in [*bound, *fp.expose]):
+            out += _cover(p)
+    # Last, once every mount point inside them exists: the covers are read-only too.
+    for p in [*fp.hide, *fp.rehide]:
+        if p.is_dir() and (not _inside(p, tmp) or any(_inside(p, b) for b in fp.expose)):
+            out += ["--remount-ro", str(p)]
     return [*out, "--", *argv]
 
 
@@ -264,12 +288,60 @@ def wrap(argv: list[str], fp: FencePlan, platform: str | None = None) -> list[st
     return bwrap_argv(argv, fp)
 
 
+def package_answers() -> list[Path]:
+    """Every suite's data folder inside the package (task definitions, reference solutions,
+    hidden tests, replays) and its committed baselines."""
+    import gaia_eval
+
+    pkg = Path(gaia_eval.__file__).parent
+    return [p for p in [*sorted(pkg.glob("*/data")), pkg / "baselines"] if p.is_dir()]
+
+
+def checkouts() -> list[Path]:
+    """The git checkout the package runs from (its history holds every answer key), and the
+    one the run started in: hidden as a whole, the toolchain bound back inside it."""
+    import gaia_eval
+
+    out: list[Path] = []
+    for start in (Path(gaia_eval.__file__).resolve().parent, Path.cwd().resolve()):
+        for d in (start, *start.parents):
+            if (d / ".git").exists() and d != Path("/"):
+                out += [d, *_worktrees(d / ".git")]
+                break
+    return list(dict.fromkeys(out))
+
+
+def _worktrees(dot_git: Path) -> list[Path]:
+    """The main checkout and every linked worktree of the repository `dot_git` belongs to
+    (a linked worktree's objects live in the main checkout's .git)."""
+    try:
+        if dot_git.is_file():
+            text = dot_git.read_text(encoding="utf-8").strip()
+            gitdir = (dot_git.parent / text.removeprefix("gitdir:").strip()).resolve()
+            common_file = gitdir / "commondir"
+            common = (
+                (gitdir / common_file.read_text(encoding="utf-8").strip()).resolve()
+                if common_file.is_file()
+                else gitdir
+            )
+        else:
+            common = dot_git.resolve()
+        out = [common.parent if common.name == ".git" else common]
+        for link in sorted((common / "worktrees").glob("*/gitdir")):
+            out.append(Path(link.read_text(encoding="utf-8").strip()).parent)
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [p for p in out if p.is_absolute()]
+
+
 def standard_hide(answer_keys: Path, results_dir: Path, work_root: Path) -> list[Path]:
-    """What every fenced task hides: the suite's answer keys (its data folder), this run's
-    and every earlier run's results, the run registry, the work root and other runs' temp
-    folders."""
+    """What every fenced task hides: the suite's answer keys (its data folder), every data
+    folder and baseline of the package, the git checkouts, this run's and every earlier
+    run's results, the run registry, the work root and other runs' temp folders."""
     return [
         answer_keys,
+        *package_answers(),
+        *checkouts(),
         results_dir,
         *earlier_results(),
         registry_path(),

@@ -85,8 +85,11 @@ def run_capped(
     """Run `argv` in its own process group with output to files; at the cap, kill the tree.
 
     The whole group is killed even when the leader exits first, so a background child the
-    agent left behind cannot outlive its task.
+    agent left behind cannot outlive its task; and when the run itself dies (kill -9) a
+    watchdog kills the group (core.procguard.Lifeline).
     """
+    from gaia_eval.core.procguard import Lifeline
+
     t0 = time.monotonic()
     with stdout.open("wb") as out, stderr.open("wb") as err:
         proc = subprocess.Popen(
@@ -98,6 +101,7 @@ def run_capped(
             stderr=err,
             start_new_session=True,
         )
+        lifeline = Lifeline(proc.pid)
         if stdin is not None and proc.stdin is not None:
             try:
                 proc.stdin.write(stdin)
@@ -113,6 +117,7 @@ def run_capped(
         finally:
             # Also on Ctrl-C or any error here: no agent outlives the run that started it.
             kill_tree(proc)
+            lifeline.release()
     return Completed(rc, timed_out, round(time.monotonic() - t0, 3))
 
 
@@ -120,6 +125,8 @@ def run_text(
     argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float
 ) -> tuple[int, str, bool]:
     """Run a check command capped like an agent; (returncode, combined output, timed_out)."""
+    from gaia_eval.core.procguard import Lifeline
+
     proc = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -129,6 +136,7 @@ def run_text(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    lifeline = Lifeline(proc.pid)
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=timeout_s)
@@ -140,6 +148,8 @@ def run_text(
         # The leader exited; whatever it left running in its group goes with it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        lifeline.release()
     return (-9 if timed_out else proc.returncode), out.decode("utf-8", "replace"), timed_out
 
 

@@ -13,7 +13,7 @@ from gaia_eval.cli._runflags import (
     local_server_for,
     resolve_baseline,
 )
-from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
+from gaia_eval.core.errors import EXIT_OK, InvalidInputError
 from gaia_eval.core.rundir import default_run_dir
 
 if TYPE_CHECKING:
@@ -176,6 +176,7 @@ def _load(folder: Path) -> tuple[object, Path]:
 def cmd_gate(args: argparse.Namespace) -> int:
     from gaia_eval.code_bench.suite import CodeBenchSuite
     from gaia_eval.core.gate import compare
+    from gaia_eval.core.gate import exit_code as gate_exit_code
     from gaia_eval.core.report import terminal_summary
     from gaia_eval.core.results import Envelope
     from gaia_eval.core.runloop import load_baseline, write_outputs
@@ -190,7 +191,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         print(line)
     for kind, p in paths.items():
         print(f"  {kind}: {p}")
-    return EXIT_OK if env.verdict.passed else EXIT_GATE_FAILED
+    return gate_exit_code(env.verdict)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

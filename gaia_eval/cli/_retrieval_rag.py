@@ -181,7 +181,8 @@ def _compare(args: argparse.Namespace) -> int:
     from gaia_eval.core.report import section_markdown, verdict_section
     from gaia_eval.core.results import load_envelope
     from gaia_eval.core.suite import legacy_converters
-    from gaia_eval.retrieval.runner import SUITE, RagSuite
+    from gaia_eval.retrieval.runner import SUITE
+    from gaia_eval.retrieval.suite import RagSuite
 
     # `--compare pr CURRENT`: either side may name a shipped file (core/baselines).
     base_path, cur_path = (baselines.resolve(str(p), "retrieval") for p in args.compare)
@@ -294,7 +295,8 @@ def _run(args: argparse.Namespace) -> int:
     judge = parse_model_spec(args.judge, "--judge") if args.judge else None
 
     from gaia_eval.retrieval.dataset import builtin_dataset_path
-    from gaia_eval.retrieval.runner import DatasetSource, RagSuite
+    from gaia_eval.retrieval.runner import DatasetSource
+    from gaia_eval.retrieval.suite import RagSuite
     from gaia_eval.retrieval.systems import DEFAULT_EMBEDDER, plugin_maker, reference_maker
 
     sources = [

@@ -386,6 +386,7 @@ def _cards(dirs: list[Path]) -> list[Any]:
 def cmd_gate(args: argparse.Namespace) -> int:
     import os
 
+    from gaia_eval.core.gate import exit_code as gate_exit_code
     from gaia_eval.core.report import terminal_summary
     from gaia_eval.core.runloop import write_outputs
     from gaia_eval.core.suite import suite_class
@@ -437,7 +438,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for note in v.notes:
         print(f"  note: {note}")
     print(f"  report: {folder / 'report.md'}")
-    return EXIT_GATE_FAILED if not v.passed and args.enforce else 0
+    return gate_exit_code(v) if args.enforce else 0  # without --enforce: report only
 
 
 def cmd_propose(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gaia_eval.core.errors import EXIT_GATE_FAILED
 from gaia_eval.core.rundir import default_run_dir
 
 NAME = "agent"
@@ -105,21 +106,27 @@ def _local_info(*specs: object) -> object:
     return info
 
 
+# `agent --compare` keeps its documented exit codes (docs/agent.md): a regression is
+# 2 there, where the engine's gate says 1; not comparable is 3 in both. The one alias.
+COMPARE_EXIT_ALIAS = {EXIT_GATE_FAILED: 2}
+
+
 def _compare(args: argparse.Namespace) -> int:
     from gaia_eval.agent.compare import compare, render
 
     baseline, current = args.compare
     cmp = compare(baseline, current, require_complete=args.require_complete)
     print(render(cmp))
-    return cmp.exit_code
+    return COMPARE_EXIT_ALIAS.get(cmp.exit_code, cmp.exit_code)
 
 
 def build(args: argparse.Namespace) -> object:
     """The configured AgentSuite the flags ask for."""
     from gaia_eval.agent.driver import ModelDriver
     from gaia_eval.agent.protocol import ChatAgent
-    from gaia_eval.agent.runner import AgentConfig, AgentSuite
+    from gaia_eval.agent.runner import AgentConfig
     from gaia_eval.agent.scenarios import load_all
+    from gaia_eval.agent.suite import AgentSuite
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.llm.local_server import RECORD_KEY
     from gaia_eval.llm.pricing import parse_price

@@ -230,6 +230,9 @@ def run_code_task(
     """Run `task` once (with its tries); InfrastructureError when the agent's backend was
     down."""
     item_dir.mkdir(parents=True, exist_ok=True)
+    from gaia_eval.agents.grader import remember_runner
+
+    remember_runner()  # before any agent: the grader's runner as it was
     # Absolute: the harness child runs in the project folder.
     ws = copy_project(task.project_dir, work_root.resolve(), prefix=task.id)
     untouched.start(task)
@@ -240,7 +243,12 @@ def run_code_task(
     if cfg.fence:
         # The answer keys (solutions, hidden tests), the results, the run's scratch space,
         # every other task's workdir and this task's snapshot are invisible to the agent.
-        hide = [data_dir(), results_dir.resolve(), temp.resolve(), work_root.resolve()]
+        from gaia_eval.agents.fence import standard_hide
+
+        hide = [
+            *standard_hide(data_dir(), results_dir.resolve(), work_root.resolve()),
+            temp.resolve(),
+        ]
         if task.folder.resolve() not in (p.resolve() for p in hide):
             hide.append(task.folder.resolve())
         fence = Fence(hide=hide, expose=[ws.root], rehide=[ws.baseline])

@@ -12,9 +12,9 @@ browser.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gaia_eval.core.results import Envelope, Header, Verdict
 
@@ -56,6 +56,24 @@ Block = Para | Bullets | Table | Chart
 class Section:
     title: str
     blocks: list[Block] = field(default_factory=list)
+
+
+def _nothing(env: Envelope) -> list[Any]:
+    return []
+
+
+@dataclass(frozen=True)
+class Report:
+    """A suite's report, as pure functions of an envelope; a suite declares it as
+    `report = ...`. The standard parts (model, trust, gate, run line) are the engine's."""
+
+    headline: Callable[[Envelope], Sequence[tuple[str, str]]] = _nothing
+    """The few numbers a person reads first: (label, value) pairs."""
+    sections: Callable[[Envelope], Sequence[Section]] = _nothing
+    """The suite's own report sections, after the standard header."""
+    warnings: Callable[[Envelope], Sequence[str]] = _nothing
+    """Suite-specific reasons to distrust the numbers (a document that did not index),
+    listed first in the report with the run's errors and unmeasured items."""
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -167,7 +185,7 @@ def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
 
 
 def _headline(suite: type[Suite], env: Envelope) -> Section | None:
-    pairs = suite.headline(env)
+    pairs = suite.report.headline(env)
     if not pairs:
         return None
     return Section("Headline", [Table(["", "value"], [[k, v] for k, v in pairs])])
@@ -227,7 +245,7 @@ def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]
     note = model_note(env)
     if note is not None:  # before any number
         out.append(Section("Model", [Para(note)]))
-    trust = _trust_section(env, suite.item_noun, suite.warnings(env))
+    trust = _trust_section(env, suite.item_noun, suite.report.warnings(env))
     if trust is not None:
         out.append(trust)
     if env.verdict is not None:
@@ -235,7 +253,7 @@ def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]
     head = _headline(suite, env)
     if head is not None:
         out.append(head)
-    out.extend(suite.report_sections(env))
+    out.extend(suite.report.sections(env))
     return title, _run_line(env), out
 
 
@@ -353,7 +371,7 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
         lines += [f"    - {r.id}: {r.error}" for r in unmeasured[:3]]
     if head.item_errors:
         lines.append(f"  {head.item_errors} crashed in the system under test")
-    for label, value in suite.headline(env):
+    for label, value in suite.report.headline(env):
         lines.append(f"  {label}: {value}")
     if env.verdict is not None:
         state = "passed" if env.verdict.passed else "FAILED"

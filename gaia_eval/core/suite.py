@@ -1,14 +1,16 @@
 """The suite protocol and the registry of every suite.
 
 A suite is a declaration (inspect_ai's `Task` is the model): its items with stable ids,
-how one item runs, how results summarise, which metrics and item checks the gate compares
-and with what rules, and its report sections. Everything else -- the eval lock, signals,
-the run folder, saving after every item, progress, `--resume`, `--shard`, the gate, the
-report files -- is `core.runloop`'s, once for every suite.
+how one item runs, how results summarise, and two attributes pointing at data: `gate`
+(core.gate.GateRules: which metrics and item checks the gate compares, with what rules)
+and `report` (core.report.Report: headline, sections, warnings). Everything else -- the
+eval lock, signals, the run folder, saving after every item, progress, `--resume`,
+`--shard`, the gate, the report files -- is `core.runloop`'s, once for every suite.
 
 A `Suite` instance is one configured run (built by the CLI from flags). The methods that
-read results (`summarise`, `gate_metrics`, `gate_checks`, `report_sections`, ...) are
-classmethods, so `gaia-eval merge` and the gate can use them on files alone.
+read results (`summarise`, `unmeasured_reason`, `comparable_fields`) are classmethods, and
+`gate`/`report` are pure functions of an envelope, so `gaia-eval merge` and the gate can
+use them on files alone.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.gate import GateRules
+from gaia_eval.core.report import Report
 from gaia_eval.core.results import Converter, LegacyFormats
 
 if TYPE_CHECKING:
-    from gaia_eval.core.gate import GateRules
     from gaia_eval.core.reach import Endpoint
-    from gaia_eval.core.report import Section
     from gaia_eval.core.results import Envelope, Header, ItemRecord
 
 
@@ -43,14 +45,6 @@ class Item:
     id: str
     definition: Any = None
     payload: Any = None
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A gated number. `n` is how many items it averages, for rules widened on small sets."""
-
-    value: float | None
-    n: int | None = None
 
 
 @dataclass
@@ -125,6 +119,10 @@ class Suite(ABC):
     jobs_refused: ClassVar[str | None] = None
     """Why this suite refuses `--jobs` at all (the benchmark: its concurrency is what it
     measures); None: it takes `--jobs`."""
+    gate: ClassVar[GateRules] = GateRules()
+    """The gate's rules and readers (the package's `gate.py`); default: nothing gated."""
+    report: ClassVar[Report] = Report()
+    """The report's headline, sections and warnings (the package's `report.py`)."""
 
     # ---- one configured run ----------------------------------------------------------
 
@@ -196,47 +194,10 @@ class Suite(ABC):
         """The suite's summary of an envelope's items and setup."""
 
     @classmethod
-    def gate_rules(cls) -> GateRules:
-        from gaia_eval.core.gate import GateRules
-
-        return GateRules()
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        """Gated metrics by name (the rules select them by pattern)."""
-        return {}
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        """(item id, check name) -> passed, for flip detection and must-still-pass rules."""
-        return {}
-
-    @classmethod
-    def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
-        """Suite-specific (failures, notes) beyond metrics and checks."""
-        return [], []
-
-    @classmethod
     def unmeasured_reason(cls, env: Envelope) -> str | None:
         """Why a finished run counts as unmeasured (exit 3) though some items were measured,
         e.g. a whole part of the suite was lost to outages; None when it does not."""
         return None
-
-    @classmethod
-    def warnings(cls, env: Envelope) -> list[str]:
-        """Suite-specific reasons to distrust the numbers (a document that did not index),
-        listed first in the report with the run's errors and unmeasured items."""
-        return []
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        """The few numbers a person reads first: (label, value) pairs."""
-        return []
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        """The suite's own report sections, after the standard header."""
-        return []
 
     @classmethod
     def item_cost_usd(cls, record: ItemRecord) -> float | None:
@@ -264,13 +225,6 @@ class Suite(ABC):
             "definition_digest": header.definition_digest,
             **{f"settings.{k}": v for k, v in sorted(header.settings.items())},
         }
-
-    @classmethod
-    def gate_comparable_fields(cls, header: Header) -> dict[str, Any]:
-        """What must be equal to gate against a baseline; default `comparable_fields`. A
-        suite drops fields here that change only ungated numbers (a RAG run's answer model:
-        answers never enter its gate), while resume and merge still compare them."""
-        return cls.comparable_fields(header)
 
 
 # ---- the registry ---------------------------------------------------------------------

@@ -11,8 +11,6 @@ from __future__ import annotations
 from gaia_eval.core.gate import CheckRule, GateRules
 from gaia_eval.core.results import Envelope
 
-RULES = GateRules(checks=(CheckRule("*", must_still_pass=True),), unasked_fail=False)
-
 
 def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
     """(scenario item, `<probe>/<check list>/<n>`) -> passed."""
@@ -25,6 +23,11 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
                 name = check["id"].split("/", 1)[1]
                 out[(rec.id, name)] = bool(check["passed"])
     return out
+
+
+GATE = GateRules(
+    checks=(CheckRule("*", must_still_pass=True),), unasked_fail=False, read_checks=checks
+)
 
 
 def fixed(env: Envelope) -> list[tuple[str, str]]:

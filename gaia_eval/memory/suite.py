@@ -19,17 +19,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.gate import GateRules
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.embed import Embedder
 from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
-from gaia_eval.memory import gate as memory_gate
+from gaia_eval.memory.gate import GATE
 from gaia_eval.memory.models import ScenarioResult
+from gaia_eval.memory.report import REPORT, scenario_results
 from gaia_eval.memory.scenario import DATA_DIR, Scenario, load_scenario, scenario_paths
-from gaia_eval.memory.summary import MemorySummary, pct, summarise
+from gaia_eval.memory.summary import MemorySummary, summarise
 from gaia_eval.systems.memory.protocol import Memory, MemoryTools
 
 Tier = Literal["pr", "full"]
@@ -62,6 +61,8 @@ class MemorySuite(Suite):
     # Each scenario replays into its own SQLite file with its own tools, system and model
     # clients; the one embedder is Serialized.
     concurrent_items = True
+    gate = GATE
+    report = REPORT
 
     def default_jobs(self) -> int:
         """1 for the pr tier (scripted, CPU-bound); full: the model's fit."""
@@ -210,7 +211,9 @@ class MemorySuite(Suite):
     # ---- running ----------------------------------------------------------------------
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
-        from gaia_eval.embed import Serialized, describe, from_spec
+        from gaia_eval.embed import describe, from_spec
+
+        from gaia_eval.embed import Serialized
 
         embedder = from_spec(self.embedder_spec)
         ctx.setup["embedder"] = describe(embedder)
@@ -260,44 +263,5 @@ class MemorySuite(Suite):
     # ---- reading results ----------------------------------------------------------------
 
     @classmethod
-    def results(cls, env: Envelope) -> list[ScenarioResult]:
-        return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
-
-    @classmethod
     def summarise(cls, env: Envelope) -> MemorySummary:
-        return summarise(cls.results(env))
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return memory_gate.RULES
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        return memory_gate.checks(env)
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        s = MemorySummary.model_validate(env.summary)
-        o = s.overall
-        rows = [
-            ("checks passed", pct(o.checks)),
-            ("shown recall", pct(o.shown_recall)),
-            ("shown clean", pct(o.shown_clean)),
-            ("store accuracy", pct(o.store_accuracy)),
-        ]
-        if o.answer_accuracy.total:
-            rows.append(("answer accuracy", pct(o.answer_accuracy)))
-        if s.shown_tokens.mean is not None:
-            rows.append(
-                (
-                    "shown tokens per probe",
-                    f"{s.shown_tokens.mean:.0f} mean, {s.shown_tokens.max} max",
-                )
-            )
-        return rows
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        from gaia_eval.memory.report import sections
-
-        return sections(env, cls.results(env), MemorySummary.model_validate(env.summary))
+        return summarise(scenario_results(env))

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
-from gaia_eval.core.suite import Metric
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.retrieval.models import QuestionResult, RagSummary
 from gaia_eval.retrieval.summary import HARD_PREFIX, hard_case_status, is_hard_case, result_of
 
@@ -43,16 +42,6 @@ GATED_METRICS: tuple[tuple[str, str, str], ...] = (
     ("sdk mrr", "sdk", "mrr"),
     ("agent recall@returned", "agent", "recall@returned"),
 )
-
-
-def rules() -> GateRules:
-    return GateRules(
-        metrics=tuple(
-            MetricRule(f"*/{label}", widen_items=WIDEN_ITEMS) for label, _, _ in GATED_METRICS
-        ),
-        checks=(CheckRule(HIT_CHECK, must_still_pass=False),),
-        default_tolerance=DEFAULT_TOLERANCE,
-    )
 
 
 def comparable_fields(header: Header) -> dict[str, Any]:
@@ -232,3 +221,16 @@ def _hard_cases(
         # A crash (`error`) is already a failure: the engine fails every crashed item.
         if now != "error" and cid not in before:
             notes.append(f"hard case {cid} is new: {now}")
+
+
+GATE = GateRules(
+    metrics=tuple(
+        MetricRule(f"*/{label}", widen_items=WIDEN_ITEMS) for label, _, _ in GATED_METRICS
+    ),
+    checks=(CheckRule(HIT_CHECK, must_still_pass=False),),
+    default_tolerance=DEFAULT_TOLERANCE,
+    read_metrics=metrics,
+    read_checks=checks,
+    extra=extra,
+    comparable=gate_comparable_fields,
+)

@@ -21,16 +21,44 @@ from gaia_eval.core.results_io import read_json
 from gaia_eval.core.runmeta import Machine
 from gaia_eval.tasks.models import (
     SCORECARD_SCHEMA,
+    Counts,
     Judgement,
     RunCost,
     Scorecard,
     TaskResult,
     TasksSummary,
 )
-from gaia_eval.tasks.report import counts
 
 SUITE = "tasks"
 LEGACY_DIGEST = "pre-engine scorecard"
+
+
+def counts(ts: list[TaskResult]) -> Counts:
+    """The scorecard counts (docs/tasks.md) over a list of task results."""
+    judged = [t for t in ts if t.judge is not None and t.judge.judged()]
+    qualities = [q for t in judged if t.judge and (q := t.judge.quality()) is not None]
+    return Counts(
+        tasks=len(ts),
+        passed=sum(t.passed is True for t in ts),
+        coding=sum(t.check == "mechanical" for t in ts),
+        verified=sum(t.verified for t in ts if t.check == "mechanical"),
+        errors=sum(t.error is not None for t in ts),
+        unmeasured=sum(t.error_kind == "unavailable" for t in ts),
+        judged=len(judged),
+        quality=round(sum(qualities) / len(qualities), 2) if qualities else None,
+        misreported=sum(1 for t in judged if t.judge and (t.judge.fabrication_free or 5) < 5),
+        steps=sum(t.steps for t in ts),
+        tool_calls=sum(t.tool_calls for t in ts),
+        input_tokens=sum(t.input_tokens for t in ts),
+        output_tokens=sum(t.output_tokens for t in ts),
+        total_tokens=sum(t.input_tokens + t.output_tokens for t in ts),
+        wall_seconds=round(sum(t.wall_seconds for t in ts), 1),
+    )
+
+
+def summary(card: Scorecard) -> Counts:
+    """The counts of one scorecard (one repeat)."""
+    return counts(card.tasks)
 
 
 # ---- results of records -----------------------------------------------------------------

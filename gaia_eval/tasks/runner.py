@@ -110,6 +110,9 @@ def run_task(
     # --jobs several items launch at once.
     harness = copy.copy(harness or cfg.harness)
     task_dir.mkdir(parents=True, exist_ok=True)
+    from gaia_eval.agents.grader import remember_runner
+
+    remember_runner()  # before any agent: the checks' runner as it was
     # Absolute: the harness child runs in the project folder, so a relative path would
     # point it at a different place than the one the record is read back from.
     from gaia_eval.agents.fence import FenceExtra

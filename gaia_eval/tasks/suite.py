@@ -15,23 +15,15 @@ from typing import cast
 from pydantic import BaseModel
 
 from gaia_eval.agents.harnesses.base import Harness
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.items import item_dir, item_id, select_tasks
-from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
-from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
-from gaia_eval.tasks import report
 from gaia_eval.tasks.definitions import task_definition, toybox_digest
-from gaia_eval.tasks.gate import (
-    MISREPORT_SLACK,
-    PASS_SLACK,
-    QUALITY_SLACK,
-    USAGE_SLACK,
-    VERIFIED_SLACK,
-)
+from gaia_eval.tasks.gate import GATE
 from gaia_eval.tasks.models import TaskResult, TasksSummary
-from gaia_eval.tasks.results import scorecards, summarise
+from gaia_eval.tasks.report import REPORT
+from gaia_eval.tasks.results import summarise
 from gaia_eval.tasks.runner import TasksConfig, run_task
 
 
@@ -43,6 +35,8 @@ class TasksSuite(Suite):
     # Each task has its own workspace (mkdtemp), results folder, harness copy (its
     # gateway route) and agent process: safe to run several at once.
     concurrent_items = True
+    gate = GATE
+    report = REPORT
 
     def __init__(self, cfg: TasksConfig) -> None:
         self.cfg = cfg
@@ -168,63 +162,6 @@ class TasksSuite(Suite):
     @classmethod
     def summarise(cls, env: Envelope) -> TasksSummary:
         return summarise(env)
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return GateRules(
-            metrics=(
-                MetricRule("passed", absolute=PASS_SLACK),
-                MetricRule("verified", absolute=VERIFIED_SLACK),
-                MetricRule("quality", absolute=QUALITY_SLACK),
-                MetricRule("misreported", higher_is_better=False, absolute=MISREPORT_SLACK),
-                MetricRule("total_tokens", False, absolute=0.0, relative=USAGE_SLACK),
-                MetricRule("steps", False, absolute=0.0, relative=USAGE_SLACK),
-            ),
-            # A coding task's mechanical verdict must still pass; a judged verdict (judge
-            # noise) and `verified` flips are listed, not failed on.
-            checks=(CheckRule("passed"), CheckRule("*", must_still_pass=False)),
-        )
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        c = TasksSummary.model_validate(env.summary).counts
-        out = {
-            "passed": Metric(c.passed, c.tasks),
-            "verified": Metric(c.verified, c.coding),
-            "total_tokens": Metric(c.total_tokens, c.tasks),
-            "steps": Metric(c.steps, c.tasks),
-        }
-        if c.judged:
-            out["quality"] = Metric(c.quality, c.judged)
-            out["misreported"] = Metric(c.misreported, c.judged)
-        return out
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        out: dict[tuple[str, str], bool | None] = {}
-        for rec in env.items:
-            if rec.status != "ok" or rec.result is None:
-                continue
-            res = TaskResult.model_validate(rec.result)
-            if res.check == "mechanical":
-                out[(rec.id, "passed")] = res.passed
-                out[(rec.id, "verified")] = res.verified
-            else:
-                out[(rec.id, "passed (judged)")] = res.passed
-        return out
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        return report.headline(TasksSummary.model_validate(env.summary))
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        price = env.header.settings.get("price")  # --price, else the rate cards
-        return report.sections(
-            TasksSummary.model_validate(env.summary),
-            scorecards(env),
-            price if isinstance(price, list) else None,
-        )
 
 
 class ControlsSuite(TasksSuite):

@@ -1,23 +1,29 @@
-"""A finished tasks run changed after the run loop (`tasks judge DIR`, `tasks swebench DIR`):
-its task results are changed in place under the eval lock, and its files are rewritten in
-step, also when the step fails or is interrupted partway (what was graded is kept)."""
+"""A finished run changed after the run loop (a post-run step: `tasks judge DIR`, `tasks
+swebench DIR`): its item results are changed in place under the eval lock, and its files
+are rewritten in step, also when the step fails or is interrupted partway (what was
+graded is kept)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import Suite
-from gaia_eval.tasks.models import TaskResult
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @contextmanager
-def rewriting(folder: Path, env: Envelope, cls: type[Suite], command: str) -> Iterator[
-    dict[str, TaskResult]
-]:  # fmt: skip
-    """The measured task results of the run in `folder`, by item id, to change in place.
+def rewriting(
+    folder: Path, env: Envelope, cls: type[Suite], command: str, model: type[M]
+) -> Iterator[dict[str, M]]:
+    """The measured item results (as `model`, the suite's item model) of the run in
+    `folder`, by item id, to change in place.
 
     On leaving (an error and a signal included): every result that changed is appended to
     items.jsonl and put in results.json, the summary and reports are rewritten, and the
@@ -37,7 +43,7 @@ def rewriting(folder: Path, env: Envelope, cls: type[Suite], command: str) -> It
     logged = {r.id: r for r in read_item_log(folder / ITEM_LOG)}
     records = {r.id: logged.get(r.id, r) for r in env.items}
     results = {
-        i: TaskResult.model_validate(r.result)
+        i: model.model_validate(r.result)
         for i, r in records.items()
         if r.status == "ok" and r.result is not None
     }
