@@ -194,7 +194,14 @@ def test_budget_stops_starting_items_and_the_report_says_how_many(tmp_path: Path
 def _toy_process(items: Path, out: Path, *flags: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(HERE)}
     return subprocess.Popen(
-        [sys.executable, str(HERE / "engine_toy_process.py"), str(items), "--out", str(out), *flags],
+        [
+            sys.executable,
+            str(HERE / "engine_toy_process.py"),
+            str(items),
+            "--out",
+            str(out),
+            *flags,
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

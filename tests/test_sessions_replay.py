@@ -185,10 +185,25 @@ def test_repeats_judge_each_case_k_times_and_report_the_spread(tmp_path: Path):
     fake = FakeLLM([grader] * 4)
     out = tmp_path / "run"
     with serve(fake) as url:
-        argv = ["sessions", "--claude-dir", str(sessions_fixture.FIXTURE), "--limit", "2",
-                "--repeats", "2", "--harness", "replay", "--replay", "reference",
-                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out),
-                "--jobs", "1"]  # fmt: skip  (the judge's scores are scripted in request order)
+        argv = [
+            "sessions",
+            "--claude-dir",
+            str(sessions_fixture.FIXTURE),
+            "--limit",
+            "2",
+            "--repeats",
+            "2",
+            "--harness",
+            "replay",
+            "--replay",
+            "reference",
+            "--judge-model",
+            f"openai:{url}/v1#judge",
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        ]  # fmt: skip  (the judge's scores are scripted in request order)
         assert main(argv) == 0
     card = json.loads((out / "scorecard.json").read_text())
     assert card["cases"] == 4

@@ -211,9 +211,7 @@ class MemorySuite(Suite):
     # ---- running ----------------------------------------------------------------------
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
-        from gaia_eval.embed import describe, from_spec
-
-        from gaia_eval.embed import Serialized
+        from gaia_eval.embed import Serialized, describe, from_spec
 
         embedder = from_spec(self.embedder_spec)
         ctx.setup["embedder"] = describe(embedder)
