@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.items import item_dir, item_id, select_tasks
-from gaia_eval.core.results import Envelope
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 from gaia_eval.tasks.definitions import task_definition, toybox_digest
@@ -45,6 +45,12 @@ class TasksSuite(Suite):
         from gaia_eval.llm.spec import default_jobs_for
 
         return default_jobs_for(self.cfg.model)
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        """The agent's cost (for --budget-usd); None when unknown."""
+        cost = (record.result or {}).get("cost_usd")
+        return float(cost) if isinstance(cost, int | float) else None
 
     # ---- one configured run --------------------------------------------------------------
 
