@@ -259,3 +259,27 @@ def test_sigterm_lets_items_in_flight_finish_and_saves_them(tmp_path: Path) -> N
     assert env.header.interrupted and not env.header.complete
     assert len(env.items) == 8  # those in flight finished and were saved; none started after
     assert "finish the run with" in stdout.decode()
+
+
+def test_progress_counts_in_flight_done_left_with_an_eta_from_item_time_and_n() -> None:
+    import io
+
+    from gaia_eval.core.progress import LiveBar
+
+    now = [0.0]
+    wait = [0.0]
+    bar = LiveBar(
+        "toy t1", 10, "item", jobs=4, waiting=lambda: wait[0], stream=io.StringIO(),
+        clock=lambda: now[0],
+    )  # fmt: skip
+    assert bar.eta() is None
+    for _ in range(4):
+        bar.started()
+    now[0] = 2.0
+    bar.finished(2.0)
+    bar.finished(2.0)  # 2 done, 2 in flight, 6 left; 2 s per item, 4 at a time
+    assert bar.eta() == 2.0 * (6 + 2 / 2) / 4
+    line = bar.line()
+    assert "2 in flight · 2/10 items done · 6 left · jobs 4" in line and "ETA 0:04" in line
+    wait[0] = 3.2
+    assert bar.line().endswith("backing off 3 s")
