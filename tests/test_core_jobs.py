@@ -4,9 +4,7 @@ backoff of one limiter per backend, budgets, and what the header records."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +20,7 @@ from gaia_eval.core.runloop import RunRequest, read_item_log
 
 sys.path.insert(0, str(Path(__file__).parent))
 from engine_toy import BenchToySuite, SerialToySuite, ToySuite
+from test_core_engine import _toy_process, _wait_for_items
 
 HERE = Path(__file__).parent
 
@@ -191,33 +190,6 @@ def test_budget_stops_starting_items_and_the_report_says_how_many(tmp_path: Path
     assert c4.spent_usd is not None and c4.spent_usd >= 0.25
 
 
-def _toy_process(items: Path, out: Path, *flags: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(HERE)}
-    return subprocess.Popen(
-        [
-            sys.executable,
-            str(HERE / "engine_toy_process.py"),
-            str(items),
-            "--out",
-            str(out),
-            *flags,
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
-def _wait_for_items(out: Path, n: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    log = out / "items.jsonl"
-    while time.monotonic() < deadline:
-        if log.exists() and len(read_item_log(log)) >= n:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{n} items not logged in {timeout} s")
-
-
 def test_kill_with_items_in_flight_then_resume_equals_an_uninterrupted_run(
     tmp_path: Path,
 ) -> None:
@@ -227,7 +199,7 @@ def test_kill_with_items_in_flight_then_resume_equals_an_uninterrupted_run(
     proc = _toy_process(items, out, "--jobs", "4")
     _wait_for_items(out, 4)
     proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=30)
+    proc.wait(timeout=30)
     done = {r.id: r.ran_at for r in read_item_log(out / "items.jsonl")}
     assert 4 <= len(done) < 12
     for v in rows.values():
@@ -253,12 +225,12 @@ def test_sigterm_lets_items_in_flight_finish_and_saves_them(tmp_path: Path) -> N
     _wait_for_items(out, 4)
     time.sleep(0.3)  # the second four are in flight
     proc.send_signal(signal.SIGTERM)
-    stdout, _ = proc.communicate(timeout=runloop.CANCEL_GRACE_S + 15)
+    proc.wait(timeout=runloop.CANCEL_GRACE_S + 15)
     assert proc.returncode == 128 + signal.SIGTERM
     env = load_envelope(out)
     assert env.header.interrupted and not env.header.complete
     assert len(env.items) == 8  # those in flight finished and were saved; none started after
-    assert "finish the run with" in stdout.decode()
+    assert "Interrupted after 8 of 12" in (out / "report.md").read_text()
 
 
 def test_progress_counts_in_flight_done_left_with_an_eta_from_item_time_and_n() -> None:

@@ -139,39 +139,20 @@ class OpenAIChat:
         body = self._body(messages, tools, temperature, max_tokens, response_format)
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
-        last: Exception | None = None
-        lim = limits.limiter(self.url)
-        failures = throttles = 0
-        pause = False  # after a failure (not a throttle: the limiter waits for those)
-        while failures < self.retries and throttles < THROTTLE_RETRIES:
-            if pause:
-                time.sleep(self.backoff_s * 2 ** (failures - 1))
-            pause = True
+        tries = _Attempts(self.url, self.retries, self.backoff_s)
+        for _ in tries:
             try:
-                with lim.slot(), self._client.stream("POST", self.url, json=body) as resp:
+                with tries.lim.slot(), self._client.stream("POST", self.url, json=body) as resp:
                     t0 = time.monotonic()
                     if resp.status_code != 200:
-                        text = resp.read().decode()
-                        if said := _throttle(lim, resp, self.backoff_s):
-                            last = error_for_status(self.url, resp.status_code, text)
-                            pause = False  # the limiter waits out the backoff
-                            throttles += said == "retry-after"
-                            failures += said == "throttled"
-                            continue
-                        err = error_for_status(self.url, resp.status_code, text)
-                        if isinstance(err, ModelRequestError) or resp.status_code in (401, 403):
-                            raise err
-                        last = err
-                        failures += 1
+                        tries.refused(resp, resp.read().decode())
                         continue
-                    lim.ok()
+                    tries.lim.ok()
                     return _read_stream(resp.iter_lines(), t0, self.url)
             except httpx.HTTPError as err:
                 # Mid-stream too: a cut stream is an outage, not an answer.
-                last = unreachable(self.url, err)
-                failures += 1
-        assert last is not None
-        raise last
+                tries.failed(unreachable(self.url, err))
+        raise tries.last()
 
     def _body(
         self,
@@ -193,45 +174,68 @@ class OpenAIChat:
         return body
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        last: Exception | None = None
-        lim = limits.limiter(self.url)
-        failures = throttles = 0
-        pause = False  # after a failure (not a throttle: the limiter waits for those)
-        while failures < self.retries and throttles < THROTTLE_RETRIES:
-            if pause:
-                time.sleep(self.backoff_s * 2 ** (failures - 1))
-            pause = True
+        tries = _Attempts(self.url, self.retries, self.backoff_s)
+        for _ in tries:
             try:
-                with lim.slot():
+                with tries.lim.slot():
                     resp = self._client.post(self.url, json=body)
             except httpx.HTTPError as err:
-                last = unreachable(self.url, err)
-                failures += 1
+                tries.failed(unreachable(self.url, err))
                 continue
-            if said := _throttle(lim, resp, self.backoff_s):
-                last = error_for_status(self.url, resp.status_code, resp.text)
-                pause = False  # the limiter waits out the backoff
-                throttles += said == "retry-after"
-                failures += said == "throttled"
+            if resp.status_code != 200:
+                tries.refused(resp, resp.text)
                 continue
-            if resp.status_code == 200:
-                lim.ok()
-                try:
-                    data = resp.json()
-                except ValueError as err:
-                    last = InfrastructureError(f"{self.url} returned invalid JSON: {err}")
-                    failures += 1
-                    continue
-                if not isinstance(data, dict):
-                    raise InfrastructureError(f"{self.url} returned a non-object reply")
-                return data
-            err2 = error_for_status(self.url, resp.status_code, resp.text)
-            if isinstance(err2, ModelRequestError) or resp.status_code in (401, 403):
-                raise err2
-            last = err2
-            failures += 1
-        assert last is not None
-        raise last
+            tries.lim.ok()
+            try:
+                data = resp.json()
+            except ValueError as err:
+                tries.failed(InfrastructureError(f"{self.url} returned invalid JSON: {err}"))
+                continue
+            if not isinstance(data, dict):
+                raise InfrastructureError(f"{self.url} returned a non-object reply")
+            return data
+        raise tries.last()
+
+
+class _Attempts:
+    """The attempts of one request: up to `retries` failures (with exponential pauses
+    between them) and up to THROTTLE_RETRIES throttles that named their wait (the
+    endpoint's shared limiter waits those out, for every worker)."""
+
+    def __init__(self, url: str, retries: int, backoff_s: float) -> None:
+        self.url, self.retries, self.backoff_s = url, retries, backoff_s
+        self.lim = limits.limiter(url)
+        self.failures = self.throttles = 0
+        self.pause = False
+        self.error: Exception | None = None
+
+    def __iter__(self) -> Iterator[int]:
+        while self.failures < self.retries and self.throttles < THROTTLE_RETRIES:
+            if self.pause:
+                time.sleep(self.backoff_s * 2 ** (self.failures - 1))
+            self.pause = True  # a throttle clears it: the limiter waits instead
+            yield self.failures + self.throttles
+
+    def failed(self, err: Exception) -> None:
+        self.error = err
+        self.failures += 1
+
+    def refused(self, resp: httpx.Response, text: str) -> None:
+        """A reply other than 200: a throttle waits, a refusal of the request itself or of
+        the credentials is raised at once, anything else is one more failure."""
+        err = error_for_status(self.url, resp.status_code, text)
+        if said := _throttle(self.lim, resp, self.backoff_s):
+            self.error, self.pause = err, False
+            self.throttles += said == "retry-after"
+            self.failures += said == "throttled"
+            return
+        if isinstance(err, ModelRequestError) or resp.status_code in (401, 403):
+            raise err
+        self.failed(err)
+
+    def last(self) -> Exception:
+        assert self.error is not None
+        return self.error
 
 
 def _throttle(lim: limits.Limiter, resp: httpx.Response, base_s: float) -> str:
