@@ -331,6 +331,8 @@ class _Run:
         """Run order of the asked ids: results.json lists items in it, whatever order
         they finished in."""
         self.jobs = 1
+        self.lock = threading.Lock()
+        """Guards `records` and `spent_usd` while workers save their items."""
         self.not_started = 0
         self.spent_usd: float | None = None
 
@@ -399,8 +401,10 @@ class _Run:
     def envelope(self, header: Header) -> Envelope:
         asked = set(header.item_ids)
         last = len(self.rank)
+        with self.lock:  # workers of a concurrent loop add records while it runs
+            records = list(self.records.items())
         items = sorted(
-            (r for i, r in self.records.items() if i in asked),
+            (r for i, r in records if i in asked),
             key=lambda r: self.rank.get(r.id, last),  # stable: unranked keep their order
         )
         commits = sorted({r.commit for r in items if r.commit})
@@ -704,12 +708,19 @@ class _Done:
     """A KeyboardInterrupt / SystemExit out of a worker thread, re-raised by the loop."""
 
 
-def _save(state: _Run, out: Path, header: Header, rec: ItemRecord) -> None:
-    state.records[rec.id] = rec
+def _keep(state: _Run, out: Path, rec: ItemRecord) -> None:
+    """Log a finished item and count its cost (any thread: a worker saves its own item,
+    so the loop never waits on another item's fsync to start the next one)."""
     append_record(out / ITEM_LOG, rec)
     cost = state.cls.item_cost_usd(rec)
-    if cost is not None:
-        state.spent_usd = round((state.spent_usd or 0.0) + cost, 6)
+    with state.lock:
+        state.records[rec.id] = rec
+        if cost is not None:
+            state.spent_usd = round((state.spent_usd or 0.0) + cost, 6)
+
+
+def _save(state: _Run, out: Path, header: Header, rec: ItemRecord) -> None:
+    _keep(state, out, rec)
     state.snapshot(out, header)
 
 
@@ -752,7 +763,9 @@ def _loop_concurrent(
 
     def work(item: Item) -> None:
         try:
-            finished.put(_run_one(state, ctx, item, commit))
+            done = _run_one(state, ctx, item, commit)
+            _keep(state, out, done.record)
+            finished.put(done)
         except BaseException as err:  # KeyboardInterrupt/SystemExit inside an item
             rec = ItemRecord(id=item.id, status="infra_error", error=describe(err), ran_at="")
             finished.put(_Done(rec, raised=err))
@@ -764,7 +777,7 @@ def _loop_concurrent(
         if done.raised is not None:  # never saved: the item did not finish
             stop = stop or done.raised
             return
-        _save(state, out, header, done.record)
+        state.snapshot(out, header)
         if done.stop is not None and stop is None:
             stop = done.stop
 
