@@ -1,12 +1,14 @@
 """A toy suite on the engine, for the engine's own tests: items come from a JSON file
-{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"chat"}}, so a test decides what
-each item does ("chat" asks the OpenAI-compatible server at "url" with the item id as the
-prompt; "cost" is what the item cost, for budgets). It declares its items safe to run
-concurrently (`--jobs`); tests/engine_toy_process.py runs it as a process."""
+{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"|"chat"}}, so a test
+decides what each item does ("chat" asks the OpenAI-compatible server at "url" with the
+item id as the prompt; "cost" is what the item cost, for budgets). It declares its items
+safe to run concurrently (`--jobs`); tests/engine_toy_process.py runs it as a process."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import time
 from pathlib import Path
 
@@ -66,6 +68,8 @@ class ToySuite(Suite):
             raise RuntimeError(f"toy crash on {item.id}")
         if do == "infra":
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
+        if do == "disk-full":  # what a write into a full disk raises
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ctx.out_dir / item.id))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
         reply = None

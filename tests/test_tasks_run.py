@@ -517,3 +517,28 @@ def test_jobs_4_equals_jobs_1_task_for_task(tmp_path: Path) -> None:
     assert [r.id for r in envs[4].items] == ["02-bugfix", *(f"02-bugfix#r{i}" for i in (2, 3, 4))]
     assert all(r.result and r.result["passed"] for r in envs[4].items)
     assert envs[4].header.concurrency is not None and envs[4].header.concurrency.jobs == 4
+
+
+def test_an_oversized_tool_argument_is_not_run_kept_or_sent_back(tmp_path: Path) -> None:
+    from gaia_eval.agents.harnesses.tools import ARGS_CAP
+
+    big = "x" * (ARGS_CAP * 4)
+    step = {"tool_calls": [("write_file", {"path": "NOTES.md", "content": big})]}
+    fake = FakeLLM([step, step, {"content": "Done."}])
+    with serve(fake) as url:
+        spec = parse_model_spec(f"openai:{url}#fake-model")
+        env = run(
+            _cfg(tmp_path, BuiltinHarness(spec), ["02-bugfix"], model=spec.text), tmp_path / "run"
+        )
+    (res,) = card(env).tasks
+    transcript = next((tmp_path / "run").rglob("transcript.json"))
+    assert transcript.stat().st_size < ARGS_CAP  # the argument is in it as a size only
+    tr = Transcript.model_validate_json(transcript.read_text())
+    first = tr.outcome.tool_calls[0]
+    assert first.is_error and first.args == {
+        "_truncated_from_chars": len(json.dumps({"path": "NOTES.md", "content": big}))
+    }
+    assert "over the cap" in first.result
+    # the model's own oversized message is not sent back to it on the next step
+    assert all(len(json.dumps(r)) < ARGS_CAP for r in fake.requests)
+    assert res.passed is False

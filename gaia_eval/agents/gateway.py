@@ -12,7 +12,8 @@ backend, so that no agent process ever holds a key (docs/tasks.md, "The model ga
   asks OpenAI streams for their final usage chunk). A reply without usage is `n/a`.
 - An unreachable upstream is a 502 of type `gateway_upstream_unreachable`, counted as
   `unreachable`; a reply cut mid-stream is cut for the client too (never completed).
-- It never logs headers or bodies.
+- It never logs headers or bodies. A request whose length is not a number is a 400; a
+  chunked request body is read whole (up to REQUEST_CAP, else 413).
 
 Calls are grouped by a tag in the path: `http://127.0.0.1:PORT/t/<tag>/v1/...` is
 forwarded as `<upstream>/v1/...` and counted under <tag>; `GET /_gateway/usage?tag=<tag>`
@@ -41,6 +42,8 @@ UNREACHABLE = "gateway_upstream_unreachable"
 USAGE_PATH = "/_gateway/usage"
 HEALTH_PATH = "/_gateway/health"
 UPSTREAM_TIMEOUT_S = 600.0
+# A request body past this is refused (413): a chat request is kilobytes to a few MB.
+REQUEST_CAP = 64 * 1024 * 1024
 # Never forwarded: the client's credential, and what describes this hop only.
 _DROPPED_REQUEST = {
     "authorization",
@@ -217,8 +220,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _forward(self) -> None:
         up = self.server.upstream
         tag, path = split_tag(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = self._request_body()
+        if body is None:
+            return  # answered (400, 411, 413) and counted
         body = rewrite_request(path, body, self.headers.get("Content-Type", ""))
         headers = {k: v for k, v in self.headers.items() if k.lower() not in _DROPPED_REQUEST}
         if up.api_key:
@@ -254,6 +258,50 @@ class _Handler(BaseHTTPRequestHandler):
                 self._relay(reply, tag, path)
             finally:
                 conn.close()
+
+    def _refuse(self, status: int, why: str) -> None:
+        tag, path = split_tag(self.path)
+        self.server.ledger.add(Call(tag, path, status, "http_error", None))
+        self.close_connection = True  # the rest of the request cannot be framed
+        self._json(status, {"error": {"type": "gateway_bad_request", "message": why}})
+
+    def _request_body(self) -> bytes | None:
+        """The request body, framed by Content-Length or chunked; None once refused.
+
+        A length that is not a whole number (`abc`, `-5`) is a 400, never a traceback and a
+        dropped connection; a chunked body is read (it used to be forwarded as empty)."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._chunked_body()
+        raw = (self.headers.get("Content-Length") or "0").strip()
+        if not raw.isdigit():
+            self._refuse(400, f"Content-Length {raw[:40]!r} is not a whole number of bytes")
+            return None
+        length = int(raw)
+        if length > REQUEST_CAP:
+            self._refuse(413, f"request body over {REQUEST_CAP} bytes")
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _chunked_body(self) -> bytes | None:
+        body = bytearray()
+        while True:
+            line = self.rfile.readline(1024).split(b";", 1)[0].strip()
+            try:
+                size = int(line, 16)
+            except ValueError:
+                size = -1
+            if size < 0:
+                self._refuse(400, "a chunk of the request body has no valid size line")
+                return None
+            if len(body) + size > REQUEST_CAP:
+                self._refuse(413, f"request body over {REQUEST_CAP} bytes")
+                return None
+            if size == 0:
+                while self.rfile.readline(1024).strip():  # trailers, up to the blank line
+                    pass
+                return bytes(body)
+            body += self.rfile.read(size)
+            self.rfile.readline(1024)  # the CRLF after the chunk
 
     def _relay(self, reply: http.client.HTTPResponse, tag: str, path: str) -> None:
         reader = UsageReader(reply.getheader("Content-Type", ""))

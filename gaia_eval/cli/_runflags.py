@@ -284,7 +284,10 @@ def expand_resume(argv: Sequence[str]) -> list[str]:
         return argv  # argparse reports the missing value
     results = Path(folder) / "results.json"
     if not results.is_file():
-        return argv  # the run loop names the problem
+        # Said here: left to argparse, `retrieval --resume DIR` (no --component, which
+        # only the recorded command line supplies) read as "unrecognized arguments".
+        msg = f"--resume {folder}: no results.json there; pass the folder of an earlier run"
+        raise InvalidInputError(msg)
     from gaia_eval.core.results_io import read_json
 
     data = read_json(results)

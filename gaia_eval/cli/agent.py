@@ -38,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--category", metavar="A,B", help="only these categories (a filtered run)")
     g.add_argument("--scenarios", metavar="A,B", help="only these scenario ids (a filtered run)")
     g.add_argument("--list", action="store_true", help="print the scenarios of the tier and stop")
+    g.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="index scenario documents outside the folder they resolve against (absolute "
+        "paths, ../, symlinks out), as a scenario's setup.allow_outside does",
+    )
     a = parser.add_argument_group("agent and driver")
     a.add_argument("--model", help="the reference agent's model spec (default local)")
     a.add_argument(
@@ -132,7 +138,7 @@ def build(args: argparse.Namespace) -> object:
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
 
-    scenarios = load_all(args.scenarios_dir)
+    scenarios = load_all(args.scenarios_dir, allow_outside=args.allow_outside)
     driver_spec = parse_model_spec(args.driver_model, "--driver-model")
     price = parse_price(args.price) if args.price else None
     settings: dict[str, object] = {}
@@ -195,7 +201,7 @@ def build(args: argparse.Namespace) -> object:
 def _list(args: argparse.Namespace) -> int:
     from gaia_eval.agent.scenarios import in_tier, load_all
 
-    for s in load_all(args.scenarios_dir):
+    for s in load_all(args.scenarios_dir, allow_outside=args.allow_outside):
         if in_tier(s, args.tier):
             sc = s.scenario
             miss = " (missing document)" if s.missing else ""

@@ -17,6 +17,7 @@ from gaia_eval.core.errors import (
     EXIT_INTERNAL,
     EXIT_INVALID,
     GaiaEvalError,
+    disk_full,
     exit_code_for,
     exit_table_epilog,
 )
@@ -73,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints passes the scrubber (core.terminal)."""
+    from gaia_eval.core.terminal import scrubbed_terminal
+
+    with scrubbed_terminal():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from gaia_eval.cli import _runflags
 
     if argv is None:
@@ -103,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("gaia-eval: interrupted; everything finished is saved", file=sys.stderr)
         return exit_code_for(err)
     except Exception as err:  # a bug: one line, the traceback saved, exit 70
-        return _internal(err)
+        full = disk_full(err)  # ...unless the disk is full: an infrastructure stop, exit 3
+        return _fail(full) if full is not None else _internal(err)
 
 
 def _say(text: str) -> None:

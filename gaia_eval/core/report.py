@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gaia_eval.core.results import Envelope, Header, Verdict
+from gaia_eval.core.results_io import scrub_text
 
 if TYPE_CHECKING:
     from gaia_eval.core.suite import Suite
@@ -307,9 +308,16 @@ text-align:left;vertical-align:top}th{background:#f2f2f2}code{background:#f5f5f5
 """
 
 
+def _esc(text: str) -> str:
+    """Scrub, then HTML-escape: escaping rewrites a quote around a password as `&quot;`
+    and a `&` inside it as `&amp;`, so the text is scrubbed as it reads before (the page
+    is scrubbed again as a whole when it is written)."""
+    return html.escape(scrub_text(text))
+
+
 def _inline(text: str) -> str:
     """Escape, then render `code` and **bold** (the markdown our blocks use)."""
-    out = html.escape(text)
+    out = _esc(text)
     parts = out.split("`")
     out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
     parts = out.split("**")
@@ -328,7 +336,7 @@ def _html_block(block: Block) -> str:
             "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
         )
         return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    return f"<figure>{block.svg}<figcaption>{html.escape(block.alt)}</figcaption></figure>"
+    return f"<figure>{block.svg}<figcaption>{_esc(block.alt)}</figcaption></figure>"
 
 
 def render_html(suite: type[Suite], env: Envelope) -> str:
@@ -337,13 +345,13 @@ def render_html(suite: type[Suite], env: Envelope) -> str:
 
 def page_html(title: str, intro: str, secs: Sequence[Section]) -> str:
     """The self-contained HTML page of `page_markdown`'s sections."""
-    body = [f"<h1>{html.escape(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
+    body = [f"<h1>{_esc(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
     for sec in secs:
-        body.append(f"<h2>{html.escape(sec.title)}</h2>")
+        body.append(f"<h2>{_esc(sec.title)}</h2>")
         body += [_html_block(b) for b in sec.blocks]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
@@ -358,6 +366,8 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
     done = sum(1 for r in env.items if r.status != "infra_error")
     asked = len(head.item_ids) or head.items_total
     lines = [f"{suite.title} ({head.tier}): {done}/{asked} {suite.item_noun}s measured"]
+    if head.shard and not head.item_ids:  # 5 items in 3 shards can leave one empty
+        lines[0] = f"{suite.title} ({head.tier}): shard {head.shard} holds no {suite.item_noun}s"
     note = model_note(env)
     if note is not None:
         lines.append(f"  {note}")

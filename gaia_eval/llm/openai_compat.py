@@ -25,6 +25,23 @@ THROTTLE_RETRIES = 8
 """Attempts when the server keeps saying slow down (429 / overload): the shared backoff
 waits between them, so these are cheap for the server; a throttle is not an outage until
 they run out."""
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""A plain reply past this is not read on (an answer that size is a model running away,
+and holding it cost 1.6 GB for 100 MB): the request fails as the system's own error."""
+
+
+def _read_capped(resp: httpx.Response, cap: int, url: str) -> bytes:
+    """The body of a streamed response, read piecewise and refused past `cap` bytes."""
+    body = bytearray()
+    for piece in resp.iter_bytes():
+        body += piece
+        if len(body) > cap:
+            msg = (
+                f"{url} sent a reply over {cap // (1024 * 1024)} MiB; not read on (a model "
+                "running away: bound the answer with max_tokens)"
+            )
+            raise ModelRequestError(msg)
+    return bytes(body)
 
 
 @dataclass(frozen=True)
@@ -142,13 +159,14 @@ class OpenAIChat:
         tries = _Attempts(self.url, self.retries, self.backoff_s)
         for _ in tries:
             try:
-                with tries.lim.slot(), self._client.stream("POST", self.url, json=body) as resp:
-                    t0 = time.monotonic()
-                    if resp.status_code != 200:
-                        tries.refused(resp, resp.read().decode())
-                        continue
-                    tries.lim.ok()
-                    return _read_stream(resp.iter_lines(), t0, self.url)
+                with tries.lim.slot():
+                    t0 = time.monotonic()  # from the send: waiting for a slot is not TTFT
+                    with self._client.stream("POST", self.url, json=body) as resp:
+                        if resp.status_code != 200:
+                            tries.refused(resp, resp.read().decode())
+                            continue
+                        tries.lim.ok()
+                        return _read_stream(resp.iter_lines(), t0, self.url)
             except httpx.HTTPError as err:
                 # Mid-stream too: a cut stream is an outage, not an answer.
                 tries.failed(unreachable(self.url, err))
@@ -177,18 +195,18 @@ class OpenAIChat:
         tries = _Attempts(self.url, self.retries, self.backoff_s)
         for _ in tries:
             try:
-                with tries.lim.slot():
-                    resp = self._client.post(self.url, json=body)
+                with tries.lim.slot(), self._client.stream("POST", self.url, json=body) as resp:
+                    raw = _read_capped(resp, MAX_REPLY_BYTES, self.url)
             except httpx.HTTPError as err:
                 tries.failed(unreachable(self.url, err))
                 continue
             if resp.status_code != 200:
-                tries.refused(resp, resp.text)
+                tries.refused(resp, raw.decode("utf-8", "replace"))
                 continue
             tries.lim.ok()
             try:
-                data = resp.json()
-            except ValueError as err:
+                data = json.loads(raw)
+            except (ValueError, RecursionError) as err:
                 tries.failed(InfrastructureError(f"{self.url} returned invalid JSON: {err}"))
                 continue
             if not isinstance(data, dict):
@@ -267,14 +285,13 @@ def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
                 id=str(tc.get("id") or f"call_{i}"), name=str(fn.get("name", "")), arguments=args
             )
         )
-    usage = data.get("usage") or {}
-    details = usage.get("prompt_tokens_details") or {}
+    input_tokens, output_tokens, cached_tokens = usage_counts(data.get("usage"), url)
     return ChatReply(
         content=str(message.get("content") or ""),
         tool_calls=calls,
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-        cached_tokens=int(details.get("cached_tokens") or 0),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_tokens=cached_tokens,
         raw_message=message,
         model=str(data["model"]) if data.get("model") else None,
     )
@@ -331,8 +348,44 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
         ToolRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["args"])
         for i, c in sorted(calls.items())
     ]
-    details = usage.get("prompt_tokens_details") or {}
-    reply.input_tokens = int(usage.get("prompt_tokens") or 0)
-    reply.output_tokens = int(usage.get("completion_tokens") or 0)
-    reply.cached_tokens = int(details.get("cached_tokens") or 0)
+    reply.input_tokens, reply.output_tokens, reply.cached_tokens = usage_counts(usage, url)
     return reply
+
+
+# More tokens than any context holds: a count past it is a broken server, not a reply.
+_MAX_TOKENS = 10**9
+
+
+def _count(block: dict[str, Any], key: str, where: str, url: str) -> int:
+    value = block.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # `12.0` is a count; `1e400` (inf) and `2.5` are not
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MAX_TOKENS:
+        msg = (
+            f"{url} sent a malformed usage block: {where}{key} is {str(value)[:40]}, not a "
+            "token count; the backend is broken, so the item is unmeasured"
+        )
+        raise InfrastructureError(msg)
+    return value
+
+
+def usage_counts(usage: object, url: str) -> tuple[int, int, int]:
+    """(input, output, cached) tokens of a reply's usage block. A block that is not an
+    object, or a count that is not a whole number in range (`1e400`, `-3`, `"many"`), is an
+    outage of that backend (InfrastructureError): never a crash, never a wrong figure."""
+    if usage is None:
+        usage = {}
+    if not isinstance(usage, dict):
+        msg = f"{url} sent a malformed usage block ({type(usage).__name__}, not an object)"
+        raise InfrastructureError(msg)
+    details = usage.get("prompt_tokens_details") or {}
+    if not isinstance(details, dict):
+        msg = f"{url} sent a malformed usage block (prompt_tokens_details is not an object)"
+        raise InfrastructureError(msg)
+    return (
+        _count(usage, "prompt_tokens", "", url),
+        _count(usage, "completion_tokens", "", url),
+        _count(details, "cached_tokens", "prompt_tokens_details.", url),
+    )

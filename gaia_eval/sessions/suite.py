@@ -129,6 +129,12 @@ class SessionsSuite(Suite):
         path = ctx.out_dir / "dataset.json"
         if not path.exists():
             write_json(path, self.dataset)
+        from gaia_eval.sessions.workspace import repository_root
+
+        # Refuse a cwd that is not a repository before any case runs (it would be
+        # replayed from a copy of, say, a home folder).
+        for case in self.dataset.cases:
+            repository_root(case.cwd, case=case.id, session=case.session)
         ctx.setup["sessions_scanned"] = self.dataset.sessions_scanned
         ctx.setup["turns_extracted"] = self.dataset.turns_extracted
         if self.local_model is not None:
@@ -143,7 +149,9 @@ class SessionsSuite(Suite):
         case, repeat = item.payload
         assert isinstance(case, SessionCase)
         base = ctx.item_temp(item.id)
-        workdir, kind = prepare(case.cwd, case.git_branch, base / "work")
+        workdir, kind = prepare(
+            case.cwd, case.git_branch, base / "work", case=case.id, session=case.session
+        )
         agent_dir = base / "agent"
         agent_dir.mkdir(parents=True, exist_ok=True)
         plan, context_replay = self._launch(case, workdir, agent_dir)

@@ -32,8 +32,10 @@ def load_manifest(path: Path) -> GateManifest:
     import yaml
     from pydantic import ValidationError
 
+    from gaia_eval.core.yamltext import load_yaml
+
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = load_yaml(Path(path).read_text(encoding="utf-8"), f"--gate {path}")
     except OSError as err:
         msg = f"--gate {path}: cannot read ({err.strerror or err})"
         raise InvalidInputError(msg) from err

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from gaia_eval.agents.harnesses.record import RecordWriter
-from gaia_eval.agents.harnesses.tools import ToolBox, openai_tools
+from gaia_eval.agents.harnesses.tools import ARGS_CAP, ToolBox, openai_tools
 from gaia_eval.core.errors import InfrastructureError
 
 SYSTEM_PROMPT = (
@@ -90,8 +91,25 @@ def run_builtin(spec: dict[str, Any], box: ToolBox, rec: RecordWriter) -> None:
             if not reply.tool_calls:
                 rec.event("answer", text=reply.content)
                 return
+            oversized = {
+                tc.id: len(tc.arguments) for tc in reply.tool_calls if len(tc.arguments) > ARGS_CAP
+            }
+            reply.tool_calls = [
+                replace(tc, arguments=json.dumps({"_truncated_from_chars": oversized[tc.id]}))
+                if tc.id in oversized
+                else tc
+                for tc in reply.tool_calls
+            ]
             messages.append(reply.assistant_message())
             for tc in reply.tool_calls:
+                if tc.id in oversized:  # recorded as truncated; the model is told why
+                    text = (
+                        f"error: the arguments were {oversized[tc.id]} characters, over the "
+                        f"cap of {ARGS_CAP}; the call was not run"
+                    )
+                    rec.tool(tc.name, json.loads(tc.arguments), text, True, None)
+                    messages.append({"role": "tool", "tool_call_id": tc.id, "content": text})
+                    continue
                 try:
                     args = json.loads(tc.arguments) if tc.arguments.strip() else {}
                 except ValueError as err:

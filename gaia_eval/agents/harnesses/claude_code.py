@@ -18,20 +18,19 @@ from typing import Any
 
 from gaia_eval.agents.harnesses.base import LaunchPlan
 from gaia_eval.agents.models import AgentOutcome, ToolCall
+from gaia_eval.llm.outage import phrase_kind
 
 RESULT_CAP = 12_000
 # What the CLI sends as its key when it talks to the gateway: not a secret (it is here in
 # the source), only there because the CLI will not start without one.
 GATEWAY_PLACEHOLDER_KEY = "gaia-eval-gateway-holds-the-key"
-# What an API outage looks like in the CLI's final result: unmeasured, not a failure.
-_OUTAGE_WORDS = (
+# What an API outage looks like in the CLI's final result: unmeasured, not a failure. The
+# quota and credential phrases are gaia_eval.llm.outage's table; these are the CLI's own.
+_CLI_OUTAGE_WORDS = (
     "api error",
     "connection error",
-    "credit balance",
-    "rate limit",
     "overloaded",
     "authentication",
-    "invalid api key",
     "please run /login",
 )
 
@@ -147,6 +146,7 @@ def parse_stream(text: str) -> AgentOutcome:
     if final.get("is_error"):
         msg = str(final.get("result") or final.get("subtype") or "claude reported an error")
         out.error = msg[:500]
-        outage = any(w in msg.lower() for w in _OUTAGE_WORDS)
+        low = msg.lower()
+        outage = any(w in low for w in _CLI_OUTAGE_WORDS) or phrase_kind(msg) is not None
         out.error_kind = "unavailable" if outage else "failed"
     return out

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 RESULT_CAP = 12_000
+ARGS_CAP = 256 * 1024
+"""A tool call's arguments past this many characters are not run, kept or sent back: a
+50 MB argument each step grew transcript.json to 367 MB and the agent's memory to 3 GB."""
 SHELL_TIMEOUT_S = 120.0
 PYTEST_TIMEOUT_S = 240.0
 
