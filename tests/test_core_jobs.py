@@ -255,3 +255,16 @@ def test_progress_counts_in_flight_done_left_with_an_eta_from_item_time_and_n() 
     assert "2 in flight · 2/10 items done · 6 left · jobs 4" in line and "ETA 0:04" in line
     wait[0] = 3.2
     assert bar.line().endswith("backing off 3 s")
+
+
+def test_a_version_1_envelope_still_loads_without_concurrency(tmp_path: Path) -> None:
+    out = _run(_items(tmp_path, _sleepy(2)), tmp_path / "run", jobs=1)
+    raw = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert raw["schema"] == 2 and raw["header"]["concurrency"]["jobs"] == 1
+    raw["schema"] = 1
+    del raw["header"]["concurrency"]
+    old = tmp_path / "v1.json"
+    old.write_text(json.dumps(raw))
+    env = load_envelope(old)
+    assert env.header.concurrency is None
+    assert [r.id for r in env.items] == [r.id for r in out.envelope.items]
