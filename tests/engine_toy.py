@@ -111,4 +111,8 @@ class BenchToySuite(ToySuite):
     jobs_refused = "its load levels are what it measures; use --concurrency"
 
 
-register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))
+register_suite(
+    SuiteEntry(
+        "toy", "engine_toy:ToySuite", "toy suite for engine tests", options="engine_toy_process"
+    )
+)
