@@ -20,20 +20,12 @@ from gaia_eval.core.runloop import RunRequest, read_item_log
 
 sys.path.insert(0, str(Path(__file__).parent))
 from engine_toy import BenchToySuite, SerialToySuite, ToySuite
-from test_core_engine import _toy_process, _wait_for_items
-
-HERE = Path(__file__).parent
+from test_core_engine import _items, _toy_process, _wait_for_items
 
 
 @pytest.fixture(autouse=True)
 def _no_lock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("GAIA_EVAL_LOCK_DIR", str(tmp_path / "lock"))
-
-
-def _items(tmp_path: Path, rows: dict[str, dict[str, Any]]) -> Path:
-    path = tmp_path / "items.json"
-    path.write_text(json.dumps(rows))
-    return path
 
 
 def _run(items: Path, out: Path | None, suite: type[ToySuite] = ToySuite, **kw: Any) -> Any:
