@@ -55,6 +55,7 @@ def _row(
         token_source=d.token_source if d else None,
         chunk_offsets_ms=[_ms(t - sent) for t in rec.chunk_t_ns],
         chunk_tokens=d.chunk_tokens if d else [],
+        chunk_token_source=d.chunk_token_source if d else None,
         chunk_kinds="".join(_KIND_LETTER[k] for k in rec.chunk_kind),
         end_ms=_ms(rec.t_end_ns - sent) if rec.t_end_ns else None,
         in_flight=rec.in_flight,
@@ -109,6 +110,7 @@ def build_level(
     out_tokens = sum(d.output_tokens for d in ok)
     inputs = [r.usage_input_tokens for r in run.records if r.error_kind is None]
     sources = {d.token_source for d in ok}
+    chunk_sources = {d.chunk_token_source for d in ok}
     tpots = [d.tpot_ms for d in ok if d.tpot_ms is not None and d.tpot_ms > 0]
     cpu_share = run.client_cpu_s / wall_s if wall_s else 0.0
     lag = Lag(
@@ -143,6 +145,10 @@ def build_level(
         first_answer_ms=_dist([d.first_answer_ms for d in ok if d.first_answer_ms is not None]),
         tpot_ms=_dist([d.tpot_ms for d in ok if d.tpot_ms is not None]),
         itl_ms=_dist([v for d in ok for v in d.itl_ms]),
+        icl_ms=_dist([v for d in ok for v in d.icl_ms]),
+        chunk_token_source=(
+            chunk_sources.pop() if len(chunk_sources) == 1 else ("mixed" if chunk_sources else None)
+        ),
         e2e_ms=_dist([d.e2e_ms for d in ok]),
         output_tokens=out_tokens,
         input_tokens=sum(i for i in inputs if i is not None) if any(inputs) else None,
