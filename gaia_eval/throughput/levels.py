@@ -10,6 +10,7 @@ from gaia_eval.throughput.load import LevelPlan, LevelRun
 from gaia_eval.throughput.metrics import Derived, Tokenizer, derive, distribution
 from gaia_eval.throughput.models import (
     Dist,
+    Goodput,
     InFlight,
     Lag,
     LevelResult,
@@ -77,6 +78,7 @@ def build_level(
     run: LevelRun,
     workload: Workload,
     tokenizer: Tokenizer | None = None,
+    slo: dict[str, float] | None = None,
 ) -> LevelResult:
     """The level's result from its raw records."""
     open_loop = plan.rate is not None
@@ -167,8 +169,34 @@ def build_level(
         client_limited=bool(notes),
         client_notes=notes,
         triage=score(steps, wall_s) if workload.triage else None,
+        goodput=goodput(slo, ok, n, wall_s) if slo else None,
     )
     return LevelResult(stats=stats, requests=rows)
+
+
+def meets(d: Derived, slo: dict[str, float]) -> bool:
+    """A request meets every objective it can be measured on (a one-token answer has no
+    TPOT and so meets a TPOT objective; no first token misses a TTFT one)."""
+    values = {"ttft_ms": d.ttft_ms, "tpot_ms": d.tpot_ms, "e2e_ms": d.e2e_ms}
+    for key, bound in slo.items():
+        value = values[key]
+        if value is None and key == "tpot_ms":
+            continue
+        if value is None or value > bound:
+            return False
+    return True
+
+
+def goodput(slo: dict[str, float], ok: list[Derived], sent: int, wall_s: float) -> Goodput:
+    """Of `sent` requests, those among the completed `ok` that met `slo` (vLLM's goodput)."""
+    good = [d for d in ok if meets(d, slo)]
+    tokens = sum(d.output_tokens for d in good)
+    return Goodput(
+        slo=dict(slo),
+        met=len(good),
+        share=round(len(good) / sent, 4) if sent else 0.0,
+        output_tokens_per_s=round(tokens / wall_s, 3) if wall_s and good else None,
+    )
 
 
 def _dist(values: Sequence[float]) -> Dist:

@@ -25,6 +25,20 @@ class Dist(ResultModel):
     """The largest value: a single decode stall shows here (null in older results)."""
 
 
+class Goodput(ResultModel):
+    """Requests that met every service-level objective (`--slo`); failures never meet one."""
+
+    slo: dict[str, float]
+    """The objectives, ms: ttft_ms, tpot_ms, e2e_ms (a request without a TPOT, one token
+    long, meets a TPOT objective)."""
+    met: int
+    """Requests that met all of them."""
+    share: float
+    """met / requests sent."""
+    output_tokens_per_s: float | None
+    """Output tokens of the requests that met them / the level's wall time."""
+
+
 class Lag(ResultModel):
     """The client's scheduling lag: its start of a request minus the scheduled time."""
 
@@ -160,6 +174,8 @@ class LevelStats(ResultModel):
     generation tokens, KV-cache use), when it has the endpoint."""
     peak_memory_gb: float | None = None
     """Peak resident memory of the model server during the level, when gaia-eval runs it."""
+    goodput: Goodput | None = None
+    """The share of requests (and of output tokens/s) meeting `--slo`, when given."""
     server_notes: list[str] = Field(default_factory=list)
     """What the server's own counters say about the level: most of its prompt tokens
     served from the prompt cache, say."""

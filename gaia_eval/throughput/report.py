@@ -328,6 +328,26 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
                 )
             )
         blocks.append(percentile_table(levels))
+        good = [(s, s.goodput) for s in levels if s.goodput is not None]
+        if good:
+            rows = [
+                [
+                    f"`{s.level}`",
+                    f"{g.met}/{s.requests}",
+                    f"{g.share:.0%}",
+                    fmt(g.output_tokens_per_s, 1),
+                    fmt(s.output_tokens_per_s, 1),
+                ]
+                for s, g in good
+            ]
+            slo_text = ", ".join(f"{k} <= {v:g}" for k, v in good[0][1].slo.items())
+            blocks.append(
+                Table(
+                    ["level", "met the SLO", "share", "goodput tok/s", "all tok/s"],
+                    rows,
+                    caption=f"Goodput: requests that met every objective ({slo_text})",
+                )
+            )
         cached = [f"`{s.level}`: {n}" for s in levels for n in s.server_notes]
         if cached:
             blocks.append(Bullets(cached))

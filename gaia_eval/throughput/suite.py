@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -32,6 +32,8 @@ class BenchConfig:
     timeout_s: float = 600.0
     tokenizer: Tokenizer | None = None
     tokenizer_spec: str | None = None
+    slo: dict[str, float] = field(default_factory=dict)
+    """Service-level objectives (ttft_ms, tpot_ms, e2e_ms) a request meets for goodput."""
 
 
 class BenchmarkSuite(Suite):
@@ -61,6 +63,7 @@ class BenchmarkSuite(Suite):
                 "warmup": c.warmup,
                 "timeout_s": c.timeout_s,
                 "tokenizer": c.tokenizer_spec,
+                "slo": c.slo or None,
                 "repeats": c.repeats,
             },
         )
@@ -183,6 +186,7 @@ class BenchmarkSuite(Suite):
             run=run,
             workload=self.config.workload,
             tokenizer=self._tokenizer,
+            slo=self.config.slo,
         )
         result.stats.server_ctx_size = ctx_size
         result.stats.server_metrics = runner.metrics_delta(before, after)
