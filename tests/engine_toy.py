@@ -1,6 +1,8 @@
 """A toy suite on the engine, for the engine's own tests: items come from a JSON file
-{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}}, so a test decides
-what each item does (tests/engine_toy_process.py runs it as a process)."""
+{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"|"chat"}}, so a test
+decides what each item does ("chat" asks the OpenAI-compatible server at "url" with the
+item id as the prompt; "cost" is what the item cost, for budgets). It declares its items
+safe to run concurrently (`--jobs`); tests/engine_toy_process.py runs it as a process."""
 
 from __future__ import annotations
 
@@ -15,13 +17,15 @@ from pydantic import BaseModel
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.core.report import Report, Section, Table, fmt
-from gaia_eval.core.results import Envelope
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite, SuiteEntry, register_suite
 
 
 class ToyResult(BaseModel):
     value: float
     passed: bool
+    reply: str | None = None
+    cost: float | None = None
 
 
 class ToySummary(BaseModel):
@@ -31,6 +35,7 @@ class ToySummary(BaseModel):
 
 class ToySuite(Suite):
     name, title, item_model = "toy", "Toy suite", ToyResult
+    concurrent_items = True
     gate = GateRules(
         metrics=(MetricRule("mean", absolute=0.02, widen_items=1.5),),
         checks=(CheckRule("passed"),),
@@ -67,13 +72,43 @@ class ToySuite(Suite):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ctx.out_dir / item.id))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
+        reply = None
+        if do == "chat":
+            from gaia_eval.llm.openai_compat import OpenAIChat
+
+            client = OpenAIChat(str(item.payload["url"]), "m", backoff_s=0.0)
+            try:
+                reply = client.chat([{"role": "user", "content": item.id}]).content
+            finally:
+                client.close()
         v = float(item.payload.get("now", item.payload["value"]))
-        return ToyResult(value=v, passed=v >= 0.5)
+        cost = item.payload.get("cost")
+        return ToyResult(
+            value=v, passed=v >= 0.5, reply=reply, cost=None if cost is None else float(cost)
+        )
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        return None if record.result is None else record.result.get("cost")
 
     @classmethod
     def summarise(cls, env: Envelope) -> ToySummary:
         vals = [r.result["value"] for r in env.items if r.result]
         return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
+
+
+class SerialToySuite(ToySuite):
+    """The toy suite without the concurrency opt-in."""
+
+    name = "toy-serial"
+    concurrent_items = False
+
+
+class BenchToySuite(ToySuite):
+    """A suite whose concurrency is what it measures."""
+
+    name = "toy-bench"
+    jobs_refused = "its load levels are what it measures; use --concurrency"
 
 
 register_suite(

@@ -16,7 +16,7 @@ import pytest
 from retrieval_rag_data import QUESTIONS, text_pdf, write_dataset
 
 from gaia_eval.cli.main import main
-from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.results import ENVELOPE_SCHEMA, Envelope, load_envelope
 from gaia_eval.core.suite import legacy_converters
 from gaia_eval.retrieval.models import QuestionResult, RagResults, RagSetup, RagSummary
 from gaia_eval.retrieval.summary import questions, result_of
@@ -72,7 +72,7 @@ def test_a_user_retriever_runs_end_to_end(
     assert _summary(env).hard_cases is None
     assert RagSetup.model_validate(env.setup).system is not None
     raw = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert raw["schema"] == 1 and raw["kind"] == "gaia-eval/results"
+    assert raw["schema"] == ENVELOPE_SCHEMA and raw["kind"] == "gaia-eval/results"
     RagResults.model_validate(raw)  # the published schema's model reads it
     assert "recall@5" in raw["summary"]["datasets"][0]["summary"]["sdk"]
     assert len((tmp_path / "run" / "items.jsonl").read_text().splitlines()) == 5

@@ -13,6 +13,7 @@ from __future__ import annotations
 AREAS: tuple[str, ...] = (
     "embed",
     "embed_cache",
+    "engine",
     "evidence",
     "grep",
     "metrics",
@@ -21,5 +22,5 @@ AREAS: tuple[str, ...] = (
 )
 """The bench areas, in the order `gaia-eval bench` runs them."""
 
-HELPERS: tuple[str, ...] = ("common", "models", "trec")
+HELPERS: tuple[str, ...] = ("_model_server", "common", "models", "trec")
 """Modules of this package that areas (or tests) import: never run as areas."""

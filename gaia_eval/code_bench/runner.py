@@ -105,11 +105,14 @@ class Untouched:
         self.start(task)
         key = self._key(task)
         with self._lock:
-            running = self._running.pop(key, None)
+            # Kept until done (not popped): with --jobs two repeats of one task may wait
+            # on the same future at once.
+            running = self._running.get(key)
         if running is not None:
             run = running.result()
             with self._lock:
                 self._done[key] = run
+                self._running.pop(key, None)
         return self._done[key]
 
     @classmethod

@@ -72,6 +72,8 @@ def request(
         tolerance=getattr(args, "tolerance", None),
         keep_temp=args.keep_temp,
         wait_lock=getattr(args, "wait_lock", None),
+        jobs=getattr(args, "jobs", None),
+        budget_usd=getattr(args, "budget_usd", None),
     )
 
 

@@ -272,8 +272,34 @@ TOLERANCE = Option(
     non_negative,
 )
 
+JOBS = Option(
+    "--jobs",
+    "items in flight at once (default: 1 for CPU-bound suites; for model-facing ones the "
+    "embedded local model's slot count, or 4 for a remote endpoint); a suite whose items are "
+    "not safe to run concurrently refuses more than 1",
+    positive_int,
+    metavar="N",
+    aliases=("-j",),
+)
+BUDGET_USD = Option(
+    "--budget-usd",
+    "no new item starts once the items run have cost this much (where the suite knows its "
+    "cost); the report says how many were not started",
+    non_negative,
+    metavar="USD",
+)
+
 RUN = Options.of(
-    OUT, SHARD, KEEP_TEMP, WAIT_LOCK, GATE, TOLERANCE, RESUME, title="run (every suite)"
+    OUT,
+    SHARD,
+    JOBS,
+    BUDGET_USD,
+    KEEP_TEMP,
+    WAIT_LOCK,
+    GATE,
+    TOLERANCE,
+    RESUME,
+    title="run (every suite)",
 )
 """The flags every suite shares (a suite that is never gated drops --gate/--tolerance)."""
 RUN_UNGATED = RUN.without("--gate", "--tolerance")

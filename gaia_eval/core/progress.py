@@ -242,18 +242,23 @@ def duration_text(seconds: float) -> str:
     return f"{h} h {m:02d} min" if h else f"{m} min"
 
 
-def estimate_line(what: str, noun: str, seconds: Sequence[float | None]) -> str | None:
+def estimate_line(
+    what: str, noun: str, seconds: Sequence[float | None], jobs: int = 1
+) -> str | None:
     """What a run says before its first item when each item's time is estimated: None
-    when any is unknown or the whole is short."""
+    when any is unknown or the whole is short. With `jobs` items in flight (--jobs) the
+    wall time is the sum over N, at best."""
     if not seconds or any(s is None for s in seconds):
         return None
     known = [s for s in seconds if s is not None]
-    total = sum(known)
+    total = sum(known) / max(jobs, 1)
     if total < LONG_RUN_S:
         return None
+    at_once = f", {jobs} at a time" if jobs > 1 else ""
     return (
         f"{what}: {len(known)} {_plural(noun) if len(known) != 1 else noun} at about "
-        f"{duration_text(total / len(known))} each: expect about {duration_text(total)} "
+        f"{duration_text(sum(known) / len(known))} each{at_once}: expect about "
+        f"{duration_text(total)} "
         "(estimated from an earlier run of this configuration); Ctrl-C keeps what finished "
         "and --resume DIR goes on"
     )
@@ -282,3 +287,111 @@ def scrubbed(message: str) -> str:
         return f"(message withheld: {err})"
     except ImportError:  # pragma: no cover - a checkout without the native core built
         return "(message withheld: the native scrubber is not built; run `nox -s native`)"
+
+
+@dataclass
+class LiveBar:
+    """The progress of items run N at a time: in flight, done and left, with an ETA from
+    the measured per-item time and N, and any backoff the backends asked for."""
+
+    description: str
+    total: int
+    unit: str = "item"
+    jobs: int = 1
+    waiting: Callable[[], float] | None = None
+    """Seconds of backoff still running (core.limits.waiting)."""
+    stream: TextIO | None = None
+    clock: Callable[[], float] = time.monotonic
+    in_flight: int = 0
+    done: int = 0
+    item_seconds: float = 0.0
+    """Seconds of all finished items, summed (their mean is the per-item time)."""
+    started_at: float = field(default=0.0)
+    drawn: float = -1.0
+
+    def __post_init__(self) -> None:
+        self.started_at = self.clock()
+        self._lock = threading.Lock()
+
+    def started(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+        self.draw()
+
+    def finished(self, seconds: float) -> None:
+        with self._lock:
+            self.in_flight = max(0, self.in_flight - 1)
+            self.done += 1
+            self.item_seconds += seconds
+        self.draw()
+
+    def eta(self) -> float | None:
+        """Seconds left: the items not started plus half of those in flight, at the mean
+        measured item time, N at a time; None before anything finished."""
+        if self.done == 0:
+            return None
+        per_item = self.item_seconds / self.done
+        waiting = max(self.total - self.done - self.in_flight, 0) + self.in_flight / 2
+        return per_item * waiting / max(self.jobs, 1)
+
+    def line(self) -> str:
+        plural = _plural(self.unit)
+        left = max(self.total - self.done - self.in_flight, 0)
+        eta = self.eta()
+        elapsed = _clock_text(self.clock() - self.started_at)
+        text = (
+            f"{self.description} · {self.in_flight} in flight · {self.done}/{self.total} "
+            f"{plural} done · {left} left · jobs {self.jobs} · {elapsed} elapsed · "
+            f"ETA {'–' if eta is None else _clock_text(eta)}"
+        )
+        wait = self.waiting() if self.waiting is not None else 0.0
+        if wait > 0:
+            text += f" · backing off {wait:.0f} s"
+        return text
+
+    def draw(self, *, force: bool = False) -> None:
+        if self.stream is None:
+            return
+        now = self.clock()
+        if not force and self.drawn >= 0 and now - self.drawn < _REDRAW_S:
+            return
+        self.drawn = now
+        self.stream.write("\r" + self.line() + "\x1b[K")
+        self.stream.flush()
+
+    def note(self, message: str) -> None:
+        """A status line on stderr below the bar (drawn or not)."""
+        if self.stream is not None:
+            self.stream.write("\r\x1b[K")
+        print(scrubbed(message), file=sys.stderr, flush=True)
+        self.draw(force=True)
+
+
+class _LiveContext:
+    def __init__(self, bar: LiveBar) -> None:
+        self.bar = bar
+
+    def __enter__(self) -> LiveBar:
+        self.bar.draw(force=True)
+        return self.bar
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar.stream is not None:
+            self.bar.stream.write("\r\x1b[K")
+            self.bar.stream.flush()
+
+
+def live(
+    description: str,
+    total: int,
+    *,
+    unit: str = "item",
+    jobs: int = 1,
+    waiting: Callable[[], float] | None = None,
+    stream: TextIO | None = None,
+) -> _LiveContext:
+    """A LiveBar drawn on a terminal (stderr by default), silent otherwise."""
+    out = sys.stderr if stream is None else stream
+    shown = out if out.isatty() else None
+    bar = LiveBar(scrubbed(description), total, unit, jobs, waiting, shown)
+    return _LiveContext(bar)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.core.results import Envelope, Verdict
+from gaia_eval.core.results import Envelope, Header, Verdict
 from gaia_eval.core.results_io import scrub_text
 
 if TYPE_CHECKING:
@@ -134,6 +134,13 @@ def _trust_section(env: Envelope, noun: str, warnings: Sequence[str] = ()) -> Se
         lines.append(f"**The run did not complete**: {done} of {asked} {noun}s measured.")
     for err in head.errors:
         lines.append(f"run error: {err}")
+    conc = head.concurrency
+    if conc is not None and conc.not_started:
+        lines.append(
+            f"**{conc.not_started} {noun}(s) not started**: the budget of "
+            f"${conc.budget_usd:.2f} was spent (${conc.spent_usd or 0:.2f}); raise "
+            "--budget-usd and --resume to run them."
+        )
     unmeasured = [r for r in env.items if r.status == "infra_error"]
     if unmeasured:
         lines.append(
@@ -221,9 +228,24 @@ def _run_line(env: Envelope) -> str:
     return (
         "; ".join(specs)
         + ("; " if specs else "")
-        + f"started {run.started}, {dur}; gaia-eval {run.package_version}, commit {commit}; "
+        + f"started {run.started}, {dur}{_concurrency_text(head)}; "
+        + f"gaia-eval {run.package_version}, commit {commit}; "
         + f"{m.cpu}, {m.logical_cpus} CPUs, {m.ram_gb} GiB, {m.os}"
     )
+
+
+def _concurrency_text(head: Header) -> str:
+    """`, --jobs 4 (127.0.0.1:8000 cap 4, 3 throttled, 2.1 s backoff)`: the wall time
+    means something only with the concurrency known."""
+    conc = head.concurrency
+    if conc is None:
+        return ""
+    parts = [
+        f"{key.split('://', 1)[-1]} cap {e.cap}"
+        + (f", {e.throttled} throttled, {e.backoff_s:.1f} s backoff" if e.throttled else "")
+        for key, e in conc.endpoints.items()
+    ]
+    return f", --jobs {conc.jobs}" + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def model_note(env: Envelope) -> str | None:
@@ -401,6 +423,8 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
         lines.append(f"  {note}")
     if head.interrupted:
         lines.append("  interrupted; finish it with --resume")
+    if head.concurrency is not None and head.concurrency.not_started:
+        lines.append(f"  {head.concurrency.not_started} not started: the budget was spent")
     if head.infra_errors:
         lines.append(f"  {head.infra_errors} unmeasured (infrastructure); the cause:")
         unmeasured = [r for r in env.items if r.status == "infra_error"]

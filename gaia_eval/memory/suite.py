@@ -62,8 +62,19 @@ class MemorySuite(Suite):
     title = "Memory benchmark"
     item_model = ScenarioResult
     item_noun = "scenario"
+    # Each scenario replays into its own SQLite file with its own tools, system and model
+    # clients; the one embedder is Serialized.
+    concurrent_items = True
     gate = GATE
     report = REPORT
+
+    def default_jobs(self) -> int:
+        """1 for the pr tier (scripted, CPU-bound); full: the model's fit."""
+        if self.tier != "full":
+            return 1
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.model_spec, self.judge_spec)
 
     def __init__(
         self,
@@ -217,10 +228,12 @@ class MemorySuite(Suite):
     # ---- running ----------------------------------------------------------------------
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
-        from gaia_eval.embed import describe, from_spec
+        from gaia_eval.embed import Serialized, describe, from_spec
 
-        self._embedder = from_spec(self.embedder_spec)
-        ctx.setup["embedder"] = describe(self._embedder)
+        embedder = from_spec(self.embedder_spec)
+        ctx.setup["embedder"] = describe(embedder)
+        # Shared by the scenarios in flight (--jobs): one embed call at a time.
+        self._embedder = Serialized(embedder)
         if self.local_model is not None:
             # The report prints its note (a 135M plumbing model) before any number.
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")

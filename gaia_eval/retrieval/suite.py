@@ -43,8 +43,18 @@ class RagSuite(RagRun):
     title: ClassVar[str] = "RAG retrieval"
     item_model: ClassVar[type[BaseModel]] = RagItem
     item_noun: ClassVar[str] = "item"
+    # Questions search under RagRun's lock; only the answer model's calls overlap.
+    concurrent_items: ClassVar[bool] = True
     gate = GATE
     report = REPORT
+
+    def default_jobs(self) -> int:
+        """1 without an answer model (retrieval is CPU-bound); with one, the model's fit."""
+        if self.answer_model is None:
+            return 1
+        from gaia_eval.llm.spec import default_jobs
+
+        return default_jobs(self.answer_model)
 
     def __init__(
         self,

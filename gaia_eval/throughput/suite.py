@@ -41,6 +41,9 @@ class BenchmarkSuite(Suite):
     title: ClassVar[str] = "Model-serving benchmark"
     item_model: ClassVar[type[BaseModel]] = LevelResult
     item_noun: ClassVar[str] = "level"
+    jobs_refused: ClassVar[str | None] = (
+        "its concurrency is what it measures: set the load levels with --concurrency or --rate"
+    )
     report = REPORT
 
     def __init__(self, config: BenchConfig) -> None:
