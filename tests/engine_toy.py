@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from gaia_eval.core.compare.metrics import ItemMetric, collect
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.report import Para, Section, Table
@@ -100,6 +101,14 @@ class ToySuite(Suite):
     def report_sections(cls, env: Envelope) -> list[Section]:
         rows = [[r.id, r.status] for r in env.items]
         return [Section("Items", [Para("Every item."), Table(["item", "status"], rows)])]
+
+    @classmethod
+    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
+        ok = [(r.id, r.result) for r in env.items if r.result]
+        return [
+            collect("passed", "binary", ((i, res["passed"], None) for i, res in ok), gated=True),
+            collect("value", "continuous", ((i, res["value"], None) for i, res in ok)),
+        ]
 
 
 register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))

@@ -27,6 +27,7 @@ from gaia_eval.code_retrieval import suites as suites_mod
 from gaia_eval.code_retrieval.instances import Instance, fetch_rows, load_jsonl
 from gaia_eval.code_retrieval.models import CodeSummary, Config, Excluded, QueryRecord
 from gaia_eval.code_retrieval.repos import Repos
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError, InvalidInputError
 from gaia_eval.core.gate import GateRules
 from gaia_eval.core.plugins import load_factory
@@ -387,6 +388,12 @@ class CodeRetrievalSuite(Suite):
     @classmethod
     def report_sections(cls, env: Envelope) -> list[Section]:
         return report.sections(env)
+
+    @classmethod
+    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
+        from gaia_eval.core.compare.metrics import from_checks
+
+        return gate_mod.compare_metrics(env) + from_checks(cls, env)
 
 
 __all__ = ["CodeRetrievalSuite", "RunOptions"]

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from gaia_eval.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from gaia_eval.core.compare.metrics import ItemMetric
     from gaia_eval.core.gate import GateRules
     from gaia_eval.core.reach import Endpoint
     from gaia_eval.core.report import Section
@@ -237,6 +238,14 @@ class Suite(ABC):
         suite drops fields here that change only ungated numbers (a RAG run's answer model:
         answers never enter its gate), while resume and merge still compare them."""
         return cls.comparable_fields(header)
+
+    @classmethod
+    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
+        """The per-item metrics `gaia-eval compare` tests, with kind, good direction and
+        whether a `worse` call fails; default: the gate's item checks as pass/fail."""
+        from gaia_eval.core.compare.metrics import from_checks
+
+        return from_checks(cls, env)
 
 
 # ---- the registry ---------------------------------------------------------------------

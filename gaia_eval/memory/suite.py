@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.gate import GateRules
 from gaia_eval.core.reach import Endpoint
@@ -288,3 +289,7 @@ class MemorySuite(Suite):
         from gaia_eval.memory.report import sections
 
         return sections(env, cls.results(env), MemorySummary.model_validate(env.summary))
+
+    @classmethod
+    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
+        return memory_gate.compare_metrics(env)

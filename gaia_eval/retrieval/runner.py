@@ -58,6 +58,7 @@ from gaia_eval.retrieval.systems import SystemMaker
 from gaia_eval.systems.rag.protocol import SearchHit
 
 if TYPE_CHECKING:
+    from gaia_eval.core.compare.metrics import ItemMetric
     from gaia_eval.core.gate import GateRules
     from gaia_eval.core.report import Section
     from gaia_eval.core.results import Envelope, Header
@@ -583,6 +584,10 @@ class RagSuite(Suite):
     @classmethod
     def report_sections(cls, env: Envelope) -> list[Section]:
         return report.sections(env)
+
+    @classmethod
+    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
+        return gate.compare_metrics(env)
 
 
 # ---- scoring one question's hits ---------------------------------------------------------

@@ -9,11 +9,13 @@ classmethods read a results.json alone (summary, gate rules, headline, report se
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import cast
 
 from pydantic import BaseModel
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
 from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
@@ -222,6 +224,22 @@ class TasksSuite(Suite):
             scorecards(env),
             price if isinstance(price, list) else None,
         )
+
+    @classmethod
+    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
+        """The gate's item checks per task: a task's repeats (`<task>#<k>`) are repeats of one
+        unit, resampled together, so repeat noise is not counted as more tasks."""
+        from gaia_eval.tasks.results import split_item_id
+
+        rules = cls.gate_rules().checks
+        out: dict[str, ItemMetric] = {}
+        for (item, check), ok in cls.gate_checks(env).items():
+            if ok is None:
+                continue
+            gated = next(r for r in rules if fnmatchcase(check, r.pattern)).must_still_pass
+            metric = out.setdefault(check, ItemMetric(check, "binary", gated=gated))
+            metric.add(split_item_id(item)[0], ok, item)
+        return [out[k] for k in sorted(out)]
 
 
 class ControlsSuite(TasksSuite):

@@ -1,0 +1,97 @@
+"""What a suite compares: per-item metrics with their kind, good direction and gating.
+
+A suite declares them with `Suite.compare_metrics(env)`; the default here turns the gate's
+item checks into pass/fail metrics, so every suite with checks compares out of the box.
+Values are keyed by a paired unit id (an item, or one check of an item); a unit that
+appears more than once in a run (repeats) keeps every value, and the comparison
+resamples the unit with all its repeats together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from gaia_eval.core.stats import Kind
+
+if TYPE_CHECKING:
+    from gaia_eval.core.results import Envelope
+    from gaia_eval.core.suite import Suite
+
+
+@dataclass
+class ItemMetric:
+    """One metric's per-unit values in one run."""
+
+    name: str
+    kind: Kind
+    higher_is_better: bool = True
+    gated: bool = False
+    values: dict[str, list[float]] = field(default_factory=dict)
+    """unit id -> one value per repeat (binary: 1.0 pass, 0.0 fail)."""
+    records: dict[str, str] = field(default_factory=dict)
+    """unit id -> the item record id holding it (absent: the unit id itself)."""
+
+    def add(self, unit: str, value: float | bool, record: str | None = None) -> None:
+        self.values.setdefault(unit, []).append(float(value))
+        if record is not None and record != unit:
+            self.records[unit] = record
+
+    def record(self, unit: str) -> str:
+        return self.records.get(unit, unit)
+
+
+def collect(
+    name: str,
+    kind: Kind,
+    rows: Iterable[tuple[str, float | bool | None, str | None]],
+    *,
+    higher_is_better: bool = True,
+    gated: bool = False,
+) -> ItemMetric:
+    """An ItemMetric from (unit, value, record) rows; a None value (not measured) is skipped."""
+    out = ItemMetric(name, kind, higher_is_better, gated)
+    for unit, value, record in rows:
+        if value is not None:
+            out.add(unit, value, record)
+    return out
+
+
+# Beyond this many distinct check names a suite's checks are per-item labels (memory's
+# `p01/must_show/0`), and one metric per name would compare single items.
+_MAX_NAMED = 12
+
+
+def from_checks(suite: type[Suite], env: Envelope) -> list[ItemMetric]:
+    """The default: the gate's item checks as pass/fail metrics. With one check name that is
+    the metric; with several, `checks passed` pools every (item, check), and (up to 12
+    names) each name that covers several items is a metric of its own. A metric is gated
+    when must-still-pass rules of the gate cover all its checks."""
+    checks = suite.gate_checks(env)
+    if not checks:
+        return []
+    rules = suite.gate_rules().checks
+
+    def must_pass(check: str) -> bool:
+        rule = next((r for r in rules if fnmatchcase(check, r.pattern)), None)
+        return rule is not None and rule.must_still_pass
+
+    def named(name: str) -> ItemMetric:
+        rows = ((item, ok, item) for (item, check), ok in checks.items() if check == name)
+        return collect(name, "binary", rows, gated=must_pass(name))
+
+    names = sorted({c for _, c in checks})
+    if len(names) == 1:
+        return [named(names[0])]
+    pooled = collect(
+        "checks passed",
+        "binary",
+        ((f"{item}/{check}", ok, item) for (item, check), ok in checks.items()),
+        gated=all(must_pass(c) for c in names),
+    )
+    out = [pooled]
+    if len(names) <= _MAX_NAMED:
+        out += [m for m in map(named, names) if len(m.values) > 1]
+    return out
