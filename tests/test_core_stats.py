@@ -142,12 +142,22 @@ def test_holm_adjusts_step_down_and_keeps_order() -> None:
 def test_minimum_detectable_effect_formulas() -> None:
     z = 1.959963984540054 + 0.8416212335729143
     assert stats.mde_continuous(100, 0.2) == pytest.approx(z * 0.02)
+    # identical runs: the unpaired SD of the baseline stands in for the paired one
+    same = [0.0, 1.0] * 10
+    sd = math.sqrt(2) * float(np.std(same, ddof=1))
+    assert stats.paired(same, same, "continuous", resamples=100).mde == pytest.approx(
+        z * sd / math.sqrt(20)
+    )
     assert stats.mde_binary(100, 20) == pytest.approx(z * math.sqrt(0.2 / 100))
-    # no discordant item: as if one were, so the MDE is never 0
-    assert stats.mde_binary(100, 0) == stats.mde_binary(100, 1) > 0
+    # nothing flipped: a change of d flips at least a share d of items, so MDE = z^2 / n
+    assert stats.mde_binary(100, 0) == stats.mde_binary(100, 1) == pytest.approx(z * z / 100)
+    # and at that size the exact test does reject: 8 of 100 items all one way
+    assert stats.mcnemar_exact(0, 8) < 0.05
 
 
-def _result(delta: float, low: float, high: float, p: float | None, mde: float) -> stats.PairedResult:
+def _result(
+    delta: float, low: float, high: float, p: float | None, mde: float
+) -> stats.PairedResult:
     return stats.PairedResult(20, 0.5, 0.5 + delta, delta, low, high, p, "t", mde)
 
 
@@ -174,7 +184,9 @@ def test_paired_picks_the_test_by_kind_and_counts_items_not_rows() -> None:
     cont = stats.paired(base, cur, "continuous", resamples=2000)
     assert cont.test == "sign-flip permutation" and cont.p_value is not None and cont.p_value < 0.01
     # 30 rows that are 3 repeats of 10 items: 10 units
-    clustered = stats.paired(base, cur, "binary", clusters=[i // 3 for i in range(30)], resamples=500)
+    clustered = stats.paired(
+        base, cur, "binary", clusters=[i // 3 for i in range(30)], resamples=500
+    )
     assert clustered.n == 10
     few = stats.paired(base[:5], cur[20:25], "binary", resamples=200)
     assert few.p_value is None and "no power" in few.test

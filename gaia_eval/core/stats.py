@@ -151,18 +151,21 @@ def mde_binary(n: int, discordant: int, alpha: float = 0.05, power: float = POWE
     """Smallest change of a pass rate (as a share of items) that `n` paired items detect
     with `power`, at two-sided `alpha`, by McNemar's normal approximation:
 
-        MDE = (z[1 - alpha/2] + z[power]) * sqrt(psi / n)
+        MDE = max(z * sqrt(psi / n), z^2 / n),  z = z[1 - alpha/2] + z[power]
 
-    where psi is the discordance rate (share of items whose outcome differs between the
-    runs; at least 1/n, so a run where nothing changed still states what it could have
-    seen). This drops the -delta^2 term under the power root, so it errs large."""
-    psi = max(discordant, 1) / n
-    return (_z(1 - alpha / 2) + _z(power)) * math.sqrt(psi / n)
+    where psi is the discordance rate (the share of items whose outcome differs between
+    the runs). The second term is the case psi = MDE: a change of d needs at least a
+    share d of items to flip, so even runs where nothing flipped (psi = 0) state what they
+    could have seen. The -delta^2 term under the power root is dropped, so it errs large."""
+    z = _z(1 - alpha / 2) + _z(power)
+    return max(z * math.sqrt(discordant / n / n), z * z / n)
 
 
 def mde_continuous(n: int, sd_diff: float, alpha: float = 0.05, power: float = POWER) -> float:
     """Smallest mean change that `n` paired items detect with `power` at two-sided `alpha`,
-    normal approximation on the paired differences: (z[1 - alpha/2] + z[power]) * sd / sqrt(n)."""
+    normal approximation on the paired differences: (z[1 - alpha/2] + z[power]) * sd / sqrt(n),
+    sd the standard deviation of the per-item differences (`paired` substitutes the unpaired
+    sqrt(2) x SD of the baseline items when no item moved)."""
     return (_z(1 - alpha / 2) + _z(power)) * sd_diff / math.sqrt(n)
 
 
@@ -212,7 +215,12 @@ def paired(
         p = _native.paired_sign_flip(
             baseline, current, clusters=clusters, resamples=resamples, seed=seed
         ).p_value
-        sd = _sd(diffs)
+        # When no item moved, the paired SD is 0 and says nothing about what could have
+        # been seen: the unpaired SD (sqrt 2 x the baseline items' SD) stands in, the
+        # change an unpaired comparison would detect (larger, so it errs conservative).
+        sd = _sd(diffs) or math.sqrt(2) * _sd(
+            _item_diffs([0.0] * len(baseline), baseline, clusters)
+        )
         mde = mde_continuous(n, sd, alpha)
     if n < MIN_PAIRED:
         p = None
