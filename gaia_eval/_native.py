@@ -471,7 +471,7 @@ class Scrubber:
 # ---- resample --------------------------------------------------------------------------
 # Paired resampling of mean(current - baseline) over items, defined so a pure-Python oracle
 # reproduces it bit for bit (csrc/core/resample.hpp has the full definition): a splitmix64
-# generator seeded with `seed`, indices by multiply-shift, a sign per draw's top bit.
+# generator seeded with `seed`, indices by multiply-shift, 64 signs per draw, top bit first.
 # With `clusters` (an item index per row, 0 .. k-1 without gaps) an item's repeats stay
 # together: each item contributes the mean of its rows' differences, and items (not rows)
 # are resampled, so run-to-run noise of one item is not counted as more items.

@@ -7,7 +7,8 @@
 // - An index in [0, n) is (x * n) >> 64 on the 128-bit product of a draw x (Lemire's
 //   multiply-shift without rejection; its bias is below n / 2^64, far under Monte-Carlo
 //   error for any item count we meet).
-// - A sign is -1 when the top bit of a draw is set, else +1.
+// - Signs come 64 to a draw: cluster j's sign is bit (63 - j % 64) of draw j / 64 of the
+//   resample (top bit first), -1 when set, else +1.
 // - Items are the resampling unit. With clusters (an item's repeats), rows are first
 //   reduced to one value per cluster, the mean of its (current - baseline) differences,
 //   summed in row order; the statistic is the mean of those cluster values, summed in

@@ -89,8 +89,11 @@ def oracle_sign_flip(values: list[float], resamples: int, seed: int) -> float:
     extreme = 0
     for _ in range(resamples):
         s = 0.0
-        for v in values:
-            s += -v if rng.next() >> 63 else v
+        bits = 0
+        for j, v in enumerate(values):
+            if j % 64 == 0:
+                bits = rng.next()
+            s += -v if (bits >> (63 - j % 64)) & 1 else v
         if abs(s / len(values)) >= bar:
             extreme += 1
     return (1 + extreme) / (1 + resamples)
@@ -101,7 +104,7 @@ finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinit
 
 @st.composite
 def paired(draw: st.DrawFn) -> tuple[list[float], list[float], list[int] | None]:
-    n = draw(st.integers(1, 30))
+    n = draw(st.integers(1, 150))
     baseline = draw(st.lists(finite, min_size=n, max_size=n))
     current = draw(st.lists(finite, min_size=n, max_size=n))
     clusters = None
