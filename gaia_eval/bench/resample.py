@@ -11,6 +11,7 @@ percentile interval; scipy runs vectorized (its fastest mode) over the whole bat
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -94,7 +95,8 @@ def _agree(w: Workload) -> str:
     if abs(p - s_p) > 4 * se + 2 / w.resamples:
         msg = f"permutation p-values disagree: native {p}, scipy {s_p}"
         raise AssertionError(msg)
-    return f"interval [{low:.4f}, {high:.4f}] vs scipy [{s_low:.4f}, {s_high:.4f}]; p {p:.4f} vs {s_p:.4f}"
+    ours = f"interval [{low:.4f}, {high:.4f}], p {p:.4f}"
+    return f"{ours}; scipy [{s_low:.4f}, {s_high:.4f}], p {s_p:.4f}"
 
 
 def _scipy_ready() -> bool:
@@ -112,7 +114,7 @@ def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
         ]
     agreed = _agree(w)
     rows: list[BenchRow] = []
-    for mode, impls in (
+    cases: tuple[tuple[str, dict[str, Callable[[], object]]], ...] = (
         (
             "bootstrap",
             {
@@ -127,7 +129,8 @@ def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
                 "scipy.stats.permutation_test": lambda: scipy_permutation(w),
             },
         ),
-    ):
+    )
+    for mode, impls in cases:
         medians = time_interleaved(impls, repeats=repeats, warmup=warmup)
         ours = medians[OURS]
         for name, median in medians.items():
