@@ -191,3 +191,30 @@ def test_memory_items_in_one_run_only_are_listed(tmp_path: Path) -> None:
     assert "maya_moves_and_changes_jobs" not in data["only_baseline"]
     assert len(data["only_baseline"]) == 5 and data["only_current"] == []
     assert "baseline only: `" in (tmp_path / "cmp" / "compare.md").read_text()
+
+
+# ---- the benchmark: latency percentiles per load level ------------------------------------
+
+
+def test_benchmark_slower_server_is_worse_per_level(tmp_path: Path) -> None:
+    from gaia_eval.throughput.stub import stub_process
+
+    def bench(name: str, ttft: int) -> Path:
+        out = tmp_path / name
+        argv = ["benchmark", "--model", f"openai:{url}/v1#custom:ttft_ms={ttft},gap_ms=2,chunks=4",
+                "--concurrency", "1,2", "--requests", "24", "--warmup", "1", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+        return out
+
+    with stub_process() as url:
+        fast, slow = bench("fast", 20), bench("slow", 120)
+    code, data = _compare(fast, slow, tmp_path / "cmp")
+    assert code == 0  # latency is reported, not gated
+    assert any(c["field"] == "model" for c in data["changed"])
+    rows = {(x["level"], x["statistic"]): x for x in data["latency"]}
+    for level in ("c1", "c2"):
+        for stat in ("ttft_ms p50", "ttft_ms p95"):
+            row = rows[(level, stat)]
+            assert row["call"] == "worse" and row["p_value"] < 0.05, row
+            assert row["low"] > 50 and row["n_baseline"] == 24
+    assert "## Latency" in (tmp_path / "cmp" / "compare.md").read_text()

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from gaia_eval.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from gaia_eval.core.compare.metrics import ItemMetric
+    from gaia_eval.core.compare.metrics import Distribution, ItemMetric
     from gaia_eval.core.gate import GateRules
     from gaia_eval.core.reach import Endpoint
     from gaia_eval.core.report import Section
@@ -246,6 +246,12 @@ class Suite(ABC):
         from gaia_eval.core.compare.metrics import from_checks
 
         return from_checks(cls, env)
+
+    @classmethod
+    def compare_distributions(cls, env: Envelope) -> list[Distribution]:
+        """Unpaired readings `gaia-eval compare` compares by percentiles (latencies per load
+        level); default none."""
+        return []
 
 
 # ---- the registry ---------------------------------------------------------------------

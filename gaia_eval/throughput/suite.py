@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from gaia_eval.core.compare.metrics import Distribution
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import Section
@@ -256,3 +257,19 @@ class BenchmarkSuite(Suite):
         from gaia_eval.throughput.report import sections
 
         return sections(env, cls.summarise(env))
+
+    @classmethod
+    def compare_distributions(cls, env: Envelope) -> list[Distribution]:
+        """Every request's TTFT and E2E per load level (repeats pooled), for `compare`."""
+        out: dict[tuple[str, str], Distribution] = {}
+        for rec in env.items:
+            if rec.status != "ok" or not rec.result:
+                continue
+            res = LevelResult.model_validate(rec.result)
+            for row in res.requests:
+                for name in ("ttft_ms", "e2e_ms"):
+                    value = getattr(row, name)
+                    if value is not None:
+                        key = (res.stats.level, name)
+                        out.setdefault(key, Distribution(*key)).values.append(float(value))
+        return [out[k] for k in sorted(out)]

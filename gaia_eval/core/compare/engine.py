@@ -18,6 +18,7 @@ from typing import Any
 
 from gaia_eval import _native
 from gaia_eval.core import baselines, stats
+from gaia_eval.core.compare.distributions import compare_distributions
 from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.compare.models import (
     Change,
@@ -255,6 +256,13 @@ def compare(
         seed=seed,
         changed=changed,
         metrics=metrics,
+        latency=compare_distributions(
+            suite.compare_distributions(baseline.env),
+            suite.compare_distributions(current.env),
+            alpha=alpha,
+            resamples=resamples,
+            seed=seed,
+        ),
         flips=flips,
         only_baseline=sorted(b_ids - c_ids),
         only_current=sorted(c_ids - b_ids),

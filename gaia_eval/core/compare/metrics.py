@@ -95,3 +95,17 @@ def from_checks(suite: type[Suite], env: Envelope) -> list[ItemMetric]:
     if len(names) <= _MAX_NAMED:
         out += [m for m in map(named, names) if len(m.values) > 1]
     return out
+
+
+@dataclass
+class Distribution:
+    """Raw readings of one quantity under one condition (a latency at one load level),
+    compared by percentiles: requests are not paired between runs, so the two runs are
+    resampled independently."""
+
+    group: str
+    """The condition, e.g. the load level `c4`."""
+    name: str
+    """The quantity, e.g. `ttft_ms`."""
+    values: list[float] = field(default_factory=list)
+    higher_is_better: bool = False

@@ -101,7 +101,7 @@ class LatencyComparison(ResultModel):
     level: str
     """Load level."""
     statistic: str
-    """`p50` or `p95` of a latency (ms)."""
+    """A percentile of a quantity, e.g. `ttft_ms p95`."""
     baseline: float
     """Baseline value."""
     baseline_ci: tuple[float, float]
@@ -110,8 +110,21 @@ class LatencyComparison(ResultModel):
     """Current value."""
     current_ci: tuple[float, float]
     """Bootstrap interval of the current value."""
+    delta: float
+    """current - baseline."""
+    low: float
+    """Lower end of the bootstrap interval of delta (runs resampled independently)."""
+    high: float
+    """Upper end of that interval."""
+    p_value: float
+    """Two-sided bootstrap p-value of delta = 0."""
+    n_baseline: int
+    """Readings in the baseline."""
+    n_current: int
+    """Readings now."""
     call: CallWord
-    """worse / better when the intervals do not overlap, else no detectable change."""
+    """worse / better when the interval of delta excludes 0; no detectable change when it
+    lies within 10% of the baseline value; else inconclusive."""
 
 
 class Comparison(ResultModel):

@@ -21,8 +21,8 @@ def _p(value: float | None) -> str:
     return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
-def _ci(pair: tuple[float, float] | None) -> str:
-    return "–" if pair is None else f"[{pair[0]:.3f}, {pair[1]:.3f}]"
+def _ci(pair: tuple[float, float] | None, digits: int = 3) -> str:
+    return "–" if pair is None else f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
 
 
 def _call(word: str) -> str:
@@ -104,19 +104,38 @@ def sections(cmp: Comparison) -> tuple[str, str, list[Section]]:
             Section(
                 "Latency",
                 [
+                    Para(
+                        "Percentiles of every request per load level; the runs are resampled "
+                        "independently (requests are not paired). A change inside 10% of the "
+                        "baseline with an interval that includes 0 is no detectable change."
+                    ),
                     Table(
-                        ["level", "statistic", "baseline", "current", "call"],
+                        [
+                            "level",
+                            "statistic",
+                            "requests",
+                            "baseline",
+                            "current",
+                            "change",
+                            "interval",
+                            "p",
+                            "call",
+                        ],
                         [
                             [
                                 x.level,
                                 x.statistic,
-                                f"{x.baseline:.1f} {_ci(x.baseline_ci)}",
-                                f"{x.current:.1f} {_ci(x.current_ci)}",
+                                f"{x.n_baseline} / {x.n_current}",
+                                f"{x.baseline:.1f} {_ci(x.baseline_ci, 1)}",
+                                f"{x.current:.1f} {_ci(x.current_ci, 1)}",
+                                f"{x.delta:+.1f}",
+                                f"[{x.low:+.1f}, {x.high:+.1f}]",
+                                _p(x.p_value),
                                 _call(x.call),
                             ]
                             for x in cmp.latency
                         ],
-                    )
+                    ),
                 ],
             )
         )
