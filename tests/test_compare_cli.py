@@ -171,16 +171,20 @@ def test_memory_reference_against_its_builtin_baseline_is_not_worse(tmp_path: Pa
     assert data["baseline"]["results"] == "gaia_eval/baselines/memory/pr.json"
 
 
-def test_memory_forgetful_system_is_called_worse(tmp_path: Path) -> None:
+def test_memory_system_showing_superseded_facts_is_called_worse(tmp_path: Path) -> None:
     ref = _memory(tmp_path, "ref")
-    broken = _memory(tmp_path, "broken", "--system", "memory_broken:forgetful")
+    control = "gaia_eval.memory.controls:never_supersedes"  # keeps showing replaced facts
+    broken = _memory(tmp_path, "broken", "--system", control)
     code, data = _compare(ref, broken, tmp_path / "cmp")
     assert code == 1
     pooled = _metric(data, "checks passed")
-    assert pooled["call"] == "worse" and pooled["p_value"] < 0.05
-    assert any(c["field"] == "system" for c in data["changed"])
+    assert pooled["call"] == "worse" and pooled["p_value"] < 0.05 and pooled["p_holm"] < 0.05
+    assert _metric(data, "update checks passed")["call"] == "worse"
+    assert _metric(data, "provenance checks passed")["call"] == "no detectable change"
+    assert {"field": "system", "baseline": "reference", "current": control} in data["changed"]
     flip = next(f for f in data["flips"] if f["before"] == 1.0 and f["after"] == 0.0)
     assert flip["baseline_record"] == flip["item"].split("/", 1)[0]
+    assert data["worse"] == ["checks passed"]
 
 
 def test_memory_items_in_one_run_only_are_listed(tmp_path: Path) -> None:
