@@ -205,8 +205,9 @@ def test_benchmark_slower_server_is_worse_per_level(tmp_path: Path) -> None:
 
     def bench(name: str, ttft: int) -> Path:
         out = tmp_path / name
-        argv = ["benchmark", "--model", f"openai:{url}/v1#custom:ttft_ms={ttft},gap_ms=2,chunks=4",
-                "--concurrency", "1,2", "--requests", "24", "--warmup", "1", "--out", str(out)]  # fmt: skip
+        model = f"openai:{url}/v1#custom:ttft_ms={ttft},gap_ms=2,chunks=4"
+        argv = ["benchmark", "--model", model, "--concurrency", "1,2", "--requests", "24",
+                "--warmup", "1", "--out", str(out)]  # fmt: skip
         assert main(argv) == 0
         return out
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arrays.hpp"
 #include "resample.hpp"
 
 namespace py = pybind11;
@@ -19,22 +20,7 @@ using I64Array = py::array_t<int64_t, py::array::c_style>;
 // A 1-D float64 ndarray of finite values, copied out so another thread writing to the
 // caller's buffer while the GIL is released cannot change what the kernel reads.
 std::vector<double> finite_vector(const py::handle& obj, const char* name) {
-  if (!py::isinstance<py::array>(obj)) {
-    throw py::type_error(std::string(name) + " must be a numpy.ndarray of float64, not " +
-                         std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
-  }
-  const auto arr = py::reinterpret_borrow<py::array>(obj);
-  const py::dtype dt = arr.dtype();
-  if (dt.kind() != 'f' || dt.itemsize() != 8 || !dt.attr("isnative").cast<bool>()) {
-    throw py::type_error(std::string(name) + " must have dtype float64, not " +
-                         std::string(py::str(arr.dtype())));
-  }
-  if (arr.ndim() != 1) {
-    throw py::value_error(std::string(name) + " must be 1-dimensional, got " +
-                          std::to_string(arr.ndim()) + " dimensions");
-  }
-  const F64Array a = F64Array::ensure(arr);
-  if (!a) throw py::error_already_set();
+  const F64Array a = gaia::bind::typed_array<double>(obj, name, 1, 'f', "float64");
   std::vector<double> out(a.data(), a.data() + a.size());
   for (size_t i = 0; i < out.size(); ++i) {
     if (!std::isfinite(out[i])) {
@@ -46,30 +32,21 @@ std::vector<double> finite_vector(const py::handle& obj, const char* name) {
 }
 
 std::vector<int64_t> cluster_vector(const py::handle& obj) {
-  if (!py::isinstance<py::array>(obj)) {
-    throw py::type_error("clusters must be a numpy.ndarray of int64 or None");
-  }
-  const auto arr = py::reinterpret_borrow<py::array>(obj);
-  const py::dtype dt = arr.dtype();
-  if (dt.kind() != 'i' || dt.itemsize() != 8 || !dt.attr("isnative").cast<bool>()) {
-    throw py::type_error("clusters must have dtype int64, not " + std::string(py::str(dt)));
-  }
-  if (arr.ndim() != 1) throw py::value_error("clusters must be 1-dimensional");
-  const I64Array a = I64Array::ensure(arr);
-  if (!a) throw py::error_already_set();
+  const I64Array a = gaia::bind::typed_array<int64_t>(obj, "clusters", 1, 'i', "int64");
   return {a.data(), a.data() + a.size()};
 }
 
 // The per-cluster differences, after checking every argument.
-std::vector<double> values_of(const py::handle& baseline_obj, const py::handle& current_obj,
+std::vector<double> values_of(const py::handle& baseline_obj,
+                              const py::handle& current_obj,
                               const py::handle& clusters_obj, int64_t resamples) {
   const std::vector<double> baseline = finite_vector(baseline_obj, "baseline");
   const std::vector<double> current = finite_vector(current_obj, "current");
   if (baseline.empty()) throw py::value_error("baseline must not be empty");
   if (current.size() != baseline.size()) {
-    throw py::value_error("current has " + std::to_string(current.size()) +
-                          " values but baseline has " + std::to_string(baseline.size()) +
-                          "; they must be paired (equal lengths)");
+    throw py::value_error(
+        "current has " + std::to_string(current.size()) + " values but baseline has " +
+        std::to_string(baseline.size()) + "; they must be paired (equal lengths)");
   }
   // The bootstrap keeps every resample's mean: cap the count so a typo cannot ask for
   // gigabytes (10 million resamples are 80 MB and far past any useful precision).
@@ -79,7 +56,8 @@ std::vector<double> values_of(const py::handle& baseline_obj, const py::handle& 
   }
   const auto n = static_cast<int64_t>(baseline.size());
   if (clusters_obj.is_none()) {
-    return gaia::resample::cluster_means(baseline.data(), current.data(), nullptr, n, n);
+    return gaia::resample::cluster_means(baseline.data(), current.data(), nullptr, n,
+                                         n);
   }
   const std::vector<int64_t> clusters = cluster_vector(clusters_obj);
   if (static_cast<int64_t>(clusters.size()) != n) {
@@ -90,15 +68,16 @@ std::vector<double> values_of(const py::handle& baseline_obj, const py::handle& 
   int64_t n_clusters = 0;
   for (int64_t c : clusters) n_clusters = std::max(n_clusters, c + 1);
   // cluster_means throws std::invalid_argument (ValueError) on a gap or negative id.
-  return gaia::resample::cluster_means(baseline.data(), current.data(), clusters.data(), n,
-                                       n_clusters);
+  return gaia::resample::cluster_means(baseline.data(), current.data(), clusters.data(),
+                                       n, n_clusters);
 }
 
 py::tuple paired_bootstrap(const py::handle& baseline, const py::handle& current,
                            const py::handle& clusters, int64_t resamples, uint64_t seed,
                            double confidence) {
   if (!(confidence > 0.0 && confidence < 1.0)) {
-    throw py::value_error("confidence must be within (0, 1), got " + std::to_string(confidence));
+    throw py::value_error("confidence must be within (0, 1), got " +
+                          std::to_string(confidence));
   }
   const std::vector<double> values = values_of(baseline, current, clusters, resamples);
   gaia::resample::Interval out{};
@@ -111,7 +90,8 @@ py::tuple paired_bootstrap(const py::handle& baseline, const py::handle& current
 }
 
 py::tuple paired_sign_flip(const py::handle& baseline, const py::handle& current,
-                           const py::handle& clusters, int64_t resamples, uint64_t seed) {
+                           const py::handle& clusters, int64_t resamples,
+                           uint64_t seed) {
   const std::vector<double> values = values_of(baseline, current, clusters, resamples);
   double p = 1.0;
   double estimate = 0.0;
@@ -127,10 +107,11 @@ py::tuple paired_sign_flip(const py::handle& baseline, const py::handle& current
 }  // namespace
 
 void register_resample(py::module_& m) {
-  m.def("paired_bootstrap", &paired_bootstrap, py::arg("baseline"), py::arg("current"),
-        py::arg("clusters"), py::arg("resamples"), py::arg("seed"), py::arg("confidence"),
-        "(mean difference, low, high): percentile bootstrap of mean(current - baseline) "
-        "over items (clusters), splitmix64-seeded.");
+  m.def(
+      "paired_bootstrap", &paired_bootstrap, py::arg("baseline"), py::arg("current"),
+      py::arg("clusters"), py::arg("resamples"), py::arg("seed"), py::arg("confidence"),
+      "(mean difference, low, high): percentile bootstrap of mean(current - baseline) "
+      "over items (clusters), splitmix64-seeded.");
   m.def("paired_sign_flip", &paired_sign_flip, py::arg("baseline"), py::arg("current"),
         py::arg("clusters"), py::arg("resamples"), py::arg("seed"),
         "(mean difference, two-sided p): sign-flip permutation test of "

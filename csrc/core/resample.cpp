@@ -12,7 +12,8 @@ std::vector<double> cluster_means(const double* baseline, const double* current,
                                   int64_t n_clusters) {
   if (clusters == nullptr) {
     std::vector<double> out(static_cast<size_t>(n_rows));
-    for (int64_t i = 0; i < n_rows; ++i) out[static_cast<size_t>(i)] = current[i] - baseline[i];
+    for (int64_t i = 0; i < n_rows; ++i)
+      out[static_cast<size_t>(i)] = current[i] - baseline[i];
     return out;
   }
   std::vector<double> sums(static_cast<size_t>(n_clusters), 0.0);
@@ -20,8 +21,8 @@ std::vector<double> cluster_means(const double* baseline, const double* current,
   for (int64_t i = 0; i < n_rows; ++i) {
     const int64_t c = clusters[i];
     if (c < 0 || c >= n_clusters) {
-      throw std::invalid_argument("clusters[" + std::to_string(i) + "] = " +
-                                  std::to_string(c) + " is outside [0, " +
+      throw std::invalid_argument("clusters[" + std::to_string(i) +
+                                  "] = " + std::to_string(c) + " is outside [0, " +
                                   std::to_string(n_clusters) + ")");
     }
     sums[static_cast<size_t>(c)] += current[i] - baseline[i];
@@ -30,8 +31,9 @@ std::vector<double> cluster_means(const double* baseline, const double* current,
   for (int64_t c = 0; c < n_clusters; ++c) {
     const auto k = static_cast<size_t>(c);
     if (counts[k] == 0) {
-      throw std::invalid_argument("cluster " + std::to_string(c) +
-                                  " has no rows; number clusters 0 .. n-1 without gaps");
+      throw std::invalid_argument(
+          "cluster " + std::to_string(c) +
+          " has no rows; number clusters 0 .. n-1 without gaps");
     }
     sums[k] /= static_cast<double>(counts[k]);
   }
@@ -56,8 +58,8 @@ double percentile_linear(const std::vector<double>& sorted, double p) {
 
 }  // namespace
 
-Interval bootstrap_mean(const std::vector<double>& values, int64_t resamples, uint64_t seed,
-                        double confidence) {
+Interval bootstrap_mean(const std::vector<double>& values, int64_t resamples,
+                        uint64_t seed, double confidence) {
   const auto k = static_cast<uint64_t>(values.size());
   SplitMix64 rng(seed);
   std::vector<double> stats(static_cast<size_t>(resamples));
@@ -68,10 +70,12 @@ Interval bootstrap_mean(const std::vector<double>& values, int64_t resamples, ui
   }
   std::sort(stats.begin(), stats.end());
   const double tail = (1.0 - confidence) / 2.0 * 100.0;
-  return {mean_of(values), percentile_linear(stats, tail), percentile_linear(stats, 100.0 - tail)};
+  return {mean_of(values), percentile_linear(stats, tail),
+          percentile_linear(stats, 100.0 - tail)};
 }
 
-double sign_flip_p(const std::vector<double>& values, int64_t resamples, uint64_t seed) {
+double sign_flip_p(const std::vector<double>& values, int64_t resamples,
+                   uint64_t seed) {
   const double observed = std::fabs(mean_of(values));
   const double bar = observed - 1e-9 * std::max(1.0, observed);
   SplitMix64 rng(seed);
@@ -81,8 +85,8 @@ double sign_flip_p(const std::vector<double>& values, int64_t resamples, uint64_
     double s = 0.0;
     uint64_t bits = 0;
     for (size_t j = 0; j < values.size(); ++j) {
-      // One draw gives the signs of 64 clusters, top bit first; the sign is applied as a
-      // multiplication by +-1 (exact), without a branch the data would mispredict.
+      // One draw gives the signs of 64 clusters, top bit first; the sign is applied as
+      // a multiplication by +-1 (exact), without a branch the data would mispredict.
       if (j % 64 == 0) bits = rng.next();
       const double sign = 1.0 - 2.0 * static_cast<double>(bits >> 63);
       bits <<= 1;

@@ -2,23 +2,26 @@
 //
 // Everything is defined so that a pure-Python oracle computes the same numbers bit for
 // bit (tests/native/test_resample.py):
-// - The generator is splitmix64 (Steele, Lea & Flood 2014): state += 0x9E3779B97F4A7C15,
+// - The generator is splitmix64 (Steele, Lea & Flood 2014): state +=
+// 0x9E3779B97F4A7C15,
 //   then the output mix of that state. The seed is the initial state.
 // - An index in [0, n) is (x * n) >> 64 on the 128-bit product of a draw x (Lemire's
 //   multiply-shift without rejection; its bias is below n / 2^64, far under Monte-Carlo
 //   error for any item count we meet).
-// - Signs come 64 to a draw: cluster j's sign is bit (63 - j % 64) of draw j / 64 of the
+// - Signs come 64 to a draw: cluster j's sign is bit (63 - j % 64) of draw j / 64 of
+// the
 //   resample (top bit first), -1 when set, else +1.
 // - Items are the resampling unit. With clusters (an item's repeats), rows are first
 //   reduced to one value per cluster, the mean of its (current - baseline) differences,
 //   summed in row order; the statistic is the mean of those cluster values, summed in
 //   cluster order. Without clusters every row is its own cluster.
-// - Bootstrap: each resample draws k cluster indices with replacement and takes the mean
+// - Bootstrap: each resample draws k cluster indices with replacement and takes the
+// mean
 //   of their values; the interval is the linear-interpolation percentile (numpy's
 //   default) of the sorted resample means at (1 - confidence) / 2 and its complement.
 // - Sign-flip permutation: each resample flips every cluster's sign independently; the
-//   two-sided p-value is (1 + #{|T*| >= |T| - tol}) / (1 + B) with tol = 1e-9 * max(1, |T|)
-//   (ties in floating point count as at least as extreme, as scipy does).
+//   two-sided p-value is (1 + #{|T*| >= |T| - tol}) / (1 + B) with tol = 1e-9 * max(1,
+//   |T|) (ties in floating point count as at least as extreme, as scipy does).
 #pragma once
 
 #include <cstdint>
@@ -65,8 +68,8 @@ struct Interval {
 };
 
 // Percentile bootstrap interval of the mean of `values` (cluster means).
-Interval bootstrap_mean(const std::vector<double>& values, int64_t resamples, uint64_t seed,
-                        double confidence);
+Interval bootstrap_mean(const std::vector<double>& values, int64_t resamples,
+                        uint64_t seed, double confidence);
 
 // Two-sided sign-flip permutation p-value of the mean of `values` against 0.
 double sign_flip_p(const std::vector<double>& values, int64_t resamples, uint64_t seed);

@@ -39,3 +39,14 @@ def time_interleaved(
             fn()
             samples[name].append(time.perf_counter() - t0)
     return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def installed(module: str) -> bool:
+    """An optional anchor library can be imported (its rows are skipped otherwise)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True

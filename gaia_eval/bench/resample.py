@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval import _native
-from gaia_eval.bench.common import BenchRow, time_interleaved
+from gaia_eval.bench.common import BenchRow, installed, time_interleaved
 
 TITLE = "paired resampling (bootstrap interval, sign-flip permutation test)"
 
@@ -99,16 +99,8 @@ def _agree(w: Workload) -> str:
     return f"{ours}; scipy [{s_low:.4f}, {s_high:.4f}], p {s_p:.4f}"
 
 
-def _scipy_ready() -> bool:
-    try:
-        import scipy.stats  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
-    if not _scipy_ready():
+    if not installed("scipy.stats"):
         return [
             BenchRow(w.label, "scipy.stats", math.nan, note="skipped: scipy not installed"),
         ]

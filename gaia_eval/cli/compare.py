@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli._runflags import positive_int
+from gaia_eval.cli._runflags import finite, positive_int
 
 NAME = "compare"
 HELP = (
@@ -16,10 +16,7 @@ HELP = (
 
 
 def _alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
+    value = finite(text)
     if not 0 < value < 0.5:
         msg = f"--alpha must be a number within (0, 0.5), got {text!r}"
         raise argparse.ArgumentTypeError(msg)
