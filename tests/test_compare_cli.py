@@ -223,3 +223,26 @@ def test_benchmark_slower_server_is_worse_per_level(tmp_path: Path) -> None:
             assert row["call"] == "worse" and row["p_value"] < 0.05, row
             assert row["low"] > 50 and row["n_baseline"] == 24
     assert "## Latency" in (tmp_path / "cmp" / "compare.md").read_text()
+
+
+# ---- the agent suite: judged pass/fail per scenario ---------------------------------------
+
+
+def test_agent_judged_failures_are_called_worse(tmp_path: Path) -> None:
+    from agent_fakes import FAIL, World, serve
+    from agent_helpers import run, scenario, write
+
+    scen = write(tmp_path / "sc", [scenario(f"s{i:02d}") for i in range(12)])
+    world = World()
+    with serve(world) as url:
+        assert run(url, scen, tmp_path / "good") == 0
+        for i in range(8):  # the judge now fails 8 of 12 scenarios
+            world.judge[f"s{i:02d}"] = [FAIL]
+        assert run(url, scen, tmp_path / "bad") == 0
+    code, data = _compare(tmp_path / "good", tmp_path / "bad", tmp_path / "cmp")
+    assert code == 1
+    passed = _metric(data, "pass")
+    assert passed["n"] == 12 and passed["gated"]
+    assert passed["call"] == "worse" and passed["p_value"] == pytest.approx(2 / 2**8)
+    code, data = _compare(tmp_path / "good", tmp_path / "good", tmp_path / "aa")
+    assert code == 0 and _metric(data, "pass")["call"] == "no detectable change"

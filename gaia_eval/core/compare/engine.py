@@ -187,7 +187,8 @@ def compare(
             continue
         units = sorted(set(b.values) & set(a.values))
         if not units:
-            notes.append(f"metric {name!r}: no item is measured in both runs")
+            if b.values or a.values:  # a metric neither run measured is simply absent
+                notes.append(f"metric {name!r}: no item is measured in both runs")
             continue
         b_rows, c_rows, clusters = _rows(b, a, units)
         res = stats.paired(
