@@ -89,6 +89,7 @@ def paired_bootstrap(
     resamples: int,
     seed: int,
     confidence: float,
+    bca: bool,
 ) -> tuple[float, float, float]: ...
 def paired_sign_flip(
     baseline: npt.NDArray[np.float64],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -550,13 +550,20 @@ def paired_bootstrap(
     resamples: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
+    method: Literal["percentile", "bca"] = "percentile",
 ) -> PairedInterval:
-    """Percentile bootstrap interval of mean(current - baseline) over items."""
+    """Bootstrap interval of mean(current - baseline) over items: the percentile interval,
+    or BCa (bias-corrected and accelerated) from the same resamples."""
     if not 0 < confidence < 1:
         msg = f"confidence must be within (0, 1), got {confidence}"
         raise ValueError(msg)
+    if method not in ("percentile", "bca"):
+        msg = f"method must be 'percentile' or 'bca', got {method!r}"
+        raise ValueError(msg)
     a, b, groups = _paired_arrays(baseline, current, clusters, resamples, seed)
-    return PairedInterval(*_core.paired_bootstrap(a, b, groups, resamples, seed, confidence))
+    return PairedInterval(
+        *_core.paired_bootstrap(a, b, groups, resamples, seed, confidence, method == "bca")
+    )
 
 
 def paired_sign_flip(

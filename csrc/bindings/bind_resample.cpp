@@ -74,7 +74,7 @@ std::vector<double> values_of(const py::handle& baseline_obj,
 
 py::tuple paired_bootstrap(const py::handle& baseline, const py::handle& current,
                            const py::handle& clusters, int64_t resamples, uint64_t seed,
-                           double confidence) {
+                           double confidence, bool bca) {
   if (!(confidence > 0.0 && confidence < 1.0)) {
     throw py::value_error("confidence must be within (0, 1), got " +
                           std::to_string(confidence));
@@ -84,7 +84,7 @@ py::tuple paired_bootstrap(const py::handle& baseline, const py::handle& current
   {
     // Safe: the kernel reads only the owned vector above and touches no Python object.
     py::gil_scoped_release release;
-    out = gaia::resample::bootstrap_mean(values, resamples, seed, confidence);
+    out = gaia::resample::bootstrap_mean(values, resamples, seed, confidence, bca);
   }
   return py::make_tuple(out.estimate, out.low, out.high);
 }
@@ -107,11 +107,12 @@ py::tuple paired_sign_flip(const py::handle& baseline, const py::handle& current
 }  // namespace
 
 void register_resample(py::module_& m) {
-  m.def(
-      "paired_bootstrap", &paired_bootstrap, py::arg("baseline"), py::arg("current"),
-      py::arg("clusters"), py::arg("resamples"), py::arg("seed"), py::arg("confidence"),
-      "(mean difference, low, high): percentile bootstrap of mean(current - baseline) "
-      "over items (clusters), splitmix64-seeded.");
+  m.def("paired_bootstrap", &paired_bootstrap, py::arg("baseline"), py::arg("current"),
+        py::arg("clusters"), py::arg("resamples"), py::arg("seed"),
+        py::arg("confidence"), py::arg("bca"),
+        "(mean difference, low, high): percentile (or BCa) bootstrap of mean(current - "
+        "baseline) "
+        "over items (clusters), splitmix64-seeded.");
   m.def("paired_sign_flip", &paired_sign_flip, py::arg("baseline"), py::arg("current"),
         py::arg("clusters"), py::arg("resamples"), py::arg("seed"),
         "(mean difference, two-sided p): sign-flip permutation test of "

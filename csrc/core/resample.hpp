@@ -19,6 +19,11 @@
 // mean
 //   of their values; the interval is the linear-interpolation percentile (numpy's
 //   default) of the sorted resample means at (1 - confidence) / 2 and its complement.
+// - BCa: z0 = quantile(share of resample means < the estimate), acceleration
+//   a = sum (v - m)^3 / (6 (sum (v - m)^2)^1.5) summed in order, levels
+//   cdf(z0 + (z0 + z) / (1 - a (z0 + z))) for z = quantile(tail) and quantile(1 -
+//   tail); when every value is equal or the share is 0 or 1, the percentile levels
+//   stand.
 // - Sign-flip permutation: each resample flips every cluster's sign independently; the
 //   two-sided p-value is (1 + #{|T*| >= |T| - tol}) / (1 + B) with tol = 1e-9 * max(1,
 //   |T|) (ties in floating point count as at least as extreme, as scipy does).
@@ -67,9 +72,15 @@ struct Interval {
   double high;
 };
 
-// Percentile bootstrap interval of the mean of `values` (cluster means).
+// Bootstrap interval of the mean of `values` (cluster means): percentile, or with `bca`
+// the bias-corrected and accelerated levels (Efron 1987) applied to the same resamples.
 Interval bootstrap_mean(const std::vector<double>& values, int64_t resamples,
-                        uint64_t seed, double confidence);
+                        uint64_t seed, double confidence, bool bca);
+
+// The standard normal CDF (through erfc) and its inverse (Acklam's approximation
+// refined by one Halley step), as the BCa levels use them.
+double normal_cdf(double x);
+double normal_quantile(double p);
 
 // Two-sided sign-flip permutation p-value of the mean of `values` against 0.
 double sign_flip_p(const std::vector<double>& values, int64_t resamples, uint64_t seed);
