@@ -246,3 +246,13 @@ def test_agent_judged_failures_are_called_worse(tmp_path: Path) -> None:
     assert passed["call"] == "worse" and passed["p_value"] == pytest.approx(2 / 2**8)
     code, data = _compare(tmp_path / "good", tmp_path / "good", tmp_path / "aa")
     assert code == 0 and _metric(data, "pass")["call"] == "no detectable change"
+
+
+def test_short_baseline_names_resolve_against_the_current_runs_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _memory(tmp_path, "ref")
+    code, data = _compare("pr", run, tmp_path / "cmp")
+    assert code == 0 and data["baseline"]["results"] == "gaia_eval/baselines/memory/pr.json"
+    assert main(["compare", "nothing-here", "also-nothing"]) == 2
+    assert "no such file or folder" in capsys.readouterr().err

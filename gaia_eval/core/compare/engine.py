@@ -63,7 +63,13 @@ def results_path(value: str, suite_hint: str = "") -> Path:
             msg = f"{value}: this folder has no results.json; give a finished run's folder"
             raise InvalidInputError(msg)
         return path
-    return baselines.resolve(value, suite_hint or "memory")
+    if not suite_hint and not value.startswith(baselines.PREFIX) and not path.exists():
+        msg = (
+            f"{value}: no such file or folder; give a run folder, its results.json, or "
+            "builtin:SUITE/NAME (`gaia-eval baselines` lists them)"
+        )
+        raise InvalidInputError(msg)
+    return baselines.resolve(value, suite_hint)
 
 
 def load(value: str, suite_hint: str = "") -> Side:
