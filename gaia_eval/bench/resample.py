@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval import _native
-from gaia_eval.bench.common import BenchRow, installed, time_interleaved
+from gaia_eval.bench.common import BenchRow, installed, ratio_rows, time_interleaved
 
 TITLE = "paired resampling (bootstrap interval, sign-flip permutation test)"
 
@@ -124,17 +124,7 @@ def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
     )
     for mode, impls in cases:
         medians = time_interleaved(impls, repeats=repeats, warmup=warmup)
-        ours = medians[OURS]
-        for name, median in medians.items():
-            rows.append(
-                BenchRow(
-                    case=w.label,
-                    impl=name,
-                    median_s=median,
-                    ratio=None if name == OURS else median / ours,
-                    note=mode if name == OURS else f"{mode}; {agreed}",
-                )
-            )
+        rows += ratio_rows(w.label, medians, mode, agreed)
     return rows
 
 
