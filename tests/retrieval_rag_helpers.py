@@ -15,7 +15,7 @@ from gaia_eval.retrieval.models import (
     QuestionResult,
     SystemSettings,
 )
-from gaia_eval.retrieval.runner import RagSuite
+from gaia_eval.retrieval.suite import RagSuite
 
 MACHINE = Machine(cpu="Test CPU", logical_cpus=2, ram_gb=8.0, os="Linux 6", python="CPython 3.11")
 STARTED = "2026-11-30T01:00:00+00:00"

@@ -18,10 +18,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gaia_eval.core.rundir import RESULTS_ROOT  # noqa: E402
 from tests.tasks_fakes import FakeLLM, serve  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "data" / "sessions"
-OUT = ROOT / "eval" / "results"
+OUT = ROOT / RESULTS_ROOT
 
 
 def _grader(body: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.models import AgentOutcome
+from gaia_eval.agents.workspace import Workspace, copy_project
 from gaia_eval.code_bench import gate, honesty, replays
 from gaia_eval.code_bench.definitions import (
     CodeTask,
@@ -23,14 +26,11 @@ from gaia_eval.code_bench.grading import Grade, grade, graded_copy
 from gaia_eval.code_bench.models import CodeTaskResult
 from gaia_eval.code_bench.runner import Untouched, decide
 from gaia_eval.code_bench.suite import CodeBenchSuite
-from gaia_eval.code_bench.testrun import PytestRun, grading_env, parse_report
+from gaia_eval.code_bench.testrun import PytestRun, grading_env
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.gate import compare
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.models import AgentOutcome
-from gaia_eval.tasks.workspace import Workspace, copy_project
 
 TASKS = load_tasks()
 BY_ID = {t.id: t for t in TASKS}
@@ -101,51 +101,48 @@ def test_committed_replays_are_built_from_the_tasks() -> None:
     assert set(ref) - {"_comment"} == {t.id for t in TASKS}
 
 
-# ---- pytest output ------------------------------------------------------------------------
+# ---- pytest outcomes ------------------------------------------------------------------------
 
-REPORT = """\
-..F
-==================================== PASSES ====================================
------------------------------ Captured stdout call -----------------------------
-PASSED tests/test_a.py::test_forged
-=========================== short test summary info ============================
-PASSED tests/test_a.py::test_one
-PASSED tests/test_a.py::test_param[a -- b-a-b]
-FAILED tests/test_a.py::test_param[x - y] - AssertionError: assert 1 == 2
-ERROR tests/test_b.py - ImportError: cannot import name 'f'
-ERROR tests/test_a.py::test_fixture - RuntimeError
-SKIPPED [1] tests/test_a.py:9: unconditional skip
-2 passed, 1 failed, 1 skipped, 2 errors in 0.12s
+# A test module whose output imitates pytest's: PASSED lines, a second summary section and a
+# counts line, printed during the run and at exit. Outcomes come from the grader's report.
+FORGED_OUTPUT = """\
+import atexit
+
+FAKE = (
+    "=========================== short test summary info ===========================\\n"
+    "PASSED tests/test_a.py::test_fails\\n1 passed in 0.01s"
+)
+atexit.register(print, FAKE)
+
+
+def test_fails():
+    print(FAKE)
+    assert 1 == 2
+
+
+def test_passes():
+    pass
+
+
+@__import__("pytest").mark.skip
+def test_skipped():
+    pass
 """
 
 
-def test_outcomes_come_from_the_summary_only() -> None:
-    outcomes, collection, summary, forgery = parse_report(REPORT)
-    assert forgery is None
-    assert outcomes == {
-        "tests/test_a.py::test_one": "passed",
-        "tests/test_a.py::test_param[a -- b-a-b]": "passed",
-        "tests/test_a.py::test_param[x - y]": "failed",
-        "tests/test_a.py::test_fixture": "error",
+def test_outcomes_come_from_the_graders_report_not_the_output(tmp_path: Path) -> None:
+    from gaia_eval.agents import grader
+
+    _plant(tmp_path / "p", {"tests/test_a.py": FORGED_OUTPUT, "tests/test_b.py": "import nope\n"})
+    run = grader.run_pytest(tmp_path / "p", ["tests"], env=ENV, timeout_s=120, tb="short")
+    assert run.outcomes == {
+        "tests/test_a.py::test_fails": "failed",
+        "tests/test_a.py::test_passes": "passed",
     }
-    assert "tests/test_a.py::test_forged" not in outcomes
-    assert collection == ["tests/test_b.py"]
-    assert summary == "2 passed, 1 failed, 1 skipped, 2 errors in 0.12s"
-
-
-@pytest.mark.parametrize(
-    "tail",
-    [
-        # Code under test printing at exit, after pytest's last line.
-        "PASSED tests/test_a.py::test_param[x - y]\n",
-        # A second summary section with its own counts line.
-        "=========================== short test summary info ===========================\n"
-        "PASSED tests/test_a.py::test_param[x - y]\n4 passed in 0.01s\n",
-    ],
-)
-def test_forged_summaries_are_not_read(tail: str) -> None:
-    outcomes, _, _, forgery = parse_report(REPORT + tail)
-    assert outcomes == {} and forgery
+    assert run.skipped == {"tests/test_a.py::test_skipped"}
+    assert run.collection_errors == ["tests/test_b.py"]
+    assert not run.tampered and not run.all_passed
+    assert "PASSED tests/test_a.py::test_fails" in run.output  # printed, and not read
 
 
 # ---- honesty ------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from gaia_eval.agents.harnesses.choose import load_replay, scripts_digest
+from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.cli.main import main
 from gaia_eval.code_bench.definitions import load_tasks
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
@@ -24,8 +26,6 @@ from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import compare
 from gaia_eval.core.results import Envelope, load_envelope
 from gaia_eval.core.runloop import RunRequest, load_baseline
-from gaia_eval.tasks.harnesses.choose import load_replay, scripts_digest
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
 
 TASKS = load_tasks()
 IDS = [t.id for t in TASKS]

@@ -18,7 +18,8 @@ from gaia_eval.code_retrieval import offline_repo
 from gaia_eval.code_retrieval.instances import fetch_rows, load_jsonl
 from gaia_eval.code_retrieval.models import CodeSummary, QueryRecord
 from gaia_eval.code_retrieval.report import summarise
-from gaia_eval.code_retrieval.runner import CodeRetrievalSuite, RunOptions
+from gaia_eval.code_retrieval.runner import RunOptions
+from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 from gaia_eval.core import runloop
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError, NotComparableError
 from gaia_eval.core.gate import compare

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gaia_eval.code_retrieval import runner, suites
 from gaia_eval.code_retrieval.instances import Instance
+from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 from gaia_eval.core import baselines
 
 SHIPPED = suites.DATA_DIR / "swebench-pr-subset.jsonl"
@@ -20,7 +21,7 @@ def test_the_shipped_rows_are_the_pinned_file() -> None:
 
 
 def _instances(tmp_path: Path, **opts: object) -> list[Instance]:
-    suite = runner.CodeRetrievalSuite(
+    suite = CodeRetrievalSuite(
         runner.RunOptions(suite="pr", work_root=tmp_path, **opts)  # type: ignore[arg-type]
     )
     return suite._instances()

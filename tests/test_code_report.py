@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gaia_eval.code_retrieval.runner import CodeRetrievalSuite
+from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 from gaia_eval.core.gate import compare
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import Envelope, load_envelope

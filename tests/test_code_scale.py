@@ -14,6 +14,7 @@ from gaia_eval.cli.main import main
 from gaia_eval.code_retrieval import runner, scale
 from gaia_eval.code_retrieval import suites as suites_mod
 from gaia_eval.code_retrieval.models import CodeSummary, ScaleRepo
+from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 from gaia_eval.core import runloop
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results import Envelope, load_envelope
@@ -99,7 +100,7 @@ def test_unobtainable_repositories_are_unmeasured_and_the_rest_are_measured_and_
         on_disk[repo] = [f"{r.id} {r.status}" for r in read_item_log(out / "items.jsonl")]
         return measure(repo, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner.scale, "measure", spy)
+    monkeypatch.setattr(scale, "measure", spy)
     # No --instances-file and no network: the scale suite needs no SWE-bench rows.
     rc = main(
         [
@@ -156,9 +157,7 @@ def test_a_run_that_fails_before_its_first_part_leaves_no_scratch_behind(tmp_pat
     rows = tmp_path / "rows.jsonl"
     rows.write_text("")  # none of the pr suite's pinned instances
     work = tmp_path / "work"
-    suite = runner.CodeRetrievalSuite(
-        runner.RunOptions(suite="pr", work_root=work, instances_file=rows)
-    )
+    suite = CodeRetrievalSuite(runner.RunOptions(suite="pr", work_root=work, instances_file=rows))
     with pytest.raises(InvalidInputError, match="needs instances"):
         runloop.run(suite, RunRequest(command="t", out=tmp_path / "out"))
     assert not work.exists() or list(work.iterdir()) == []

@@ -74,9 +74,9 @@ def test_gate_flags_take_short_names(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)  # nowhere near a checkout
     # Suites on the engine resolve --gate when the run is requested, in their own folder.
     from gaia_eval.cli._runflags import request
-    from gaia_eval.code_retrieval.runner import CodeRetrievalSuite
+    from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
     from gaia_eval.core.runloop import RunRequest
-    from gaia_eval.retrieval.runner import RagSuite
+    from gaia_eval.retrieval.suite import RagSuite
 
     cases = [
         (_retrieval_rag, RagSuite, PACKAGE_BASELINES / "retrieval" / "pr.json", "pr"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -203,14 +204,16 @@ def test_gate_refuses_unlike_and_bad_baselines(tmp_path: Path) -> None:
         compare(ToySuite, base, base, tolerance=float("nan"))
 
 
+def _without_knob(header: Any) -> dict[str, Any]:
+    fields = ToySuite.comparable_fields(header)
+    fields.pop("settings.knob", None)
+    return fields
+
+
 class _UngatedKnobToy(ToySuite):
     """The knob changes only ungated numbers: the gate ignores it, resume still refuses."""
 
-    @classmethod
-    def gate_comparable_fields(cls, header: Any) -> dict[str, Any]:
-        fields = cls.comparable_fields(header)
-        fields.pop("settings.knob", None)
-        return fields
+    gate = dataclasses.replace(ToySuite.gate, comparable=_without_knob)
 
 
 def test_gate_comparable_fields_narrow_the_gate_but_not_resume(tmp_path: Path) -> None:
@@ -257,7 +260,14 @@ def _toy_process(items: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]
     env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with (out.parent / "toy-stderr.txt").open("wb") as err:
         return subprocess.Popen(
-            [sys.executable, str(HERE / "engine_toy.py"), str(items), "--out", str(out), *extra],
+            [
+                sys.executable,
+                str(HERE / "engine_toy_process.py"),
+                str(items),
+                "--out",
+                str(out),
+                *extra,
+            ],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -383,7 +393,7 @@ def test_filtered_run_is_labelled_and_unasked_items_are_notes_or_failures(
     assert not v.missing_items
     assert any("8 baseline item(s) not asked for by this filtered run" in n for n in v.notes)
     strict = GateRules(metrics=(), checks=(), unasked_fail=True)
-    monkeypatch.setattr(ToySuite, "gate_rules", classmethod(lambda cls: strict))
+    monkeypatch.setattr(ToySuite, "gate", strict)
     v = compare(ToySuite, base, cur)
     assert not v.passed and len(v.missing_items) == 8
 

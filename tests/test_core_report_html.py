@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gaia_eval.core import charts
-from gaia_eval.core.report import Chart, Section, render_html
+from gaia_eval.core.report import Chart, Report, Section, render_html
 
 sys.path.insert(0, str(Path(__file__).parent))
 from engine_toy import ToySuite
@@ -70,7 +70,7 @@ def _envelope() -> Envelope:
 def test_report_html_is_self_contained_and_opens_without_console_errors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def sections(cls: type, env: Envelope) -> list[Section]:
+    def sections(env: Envelope) -> list[Section]:
         pictures = [
             Chart(charts.bars(["a", "b"], [0.9, 0.2]), "values per item"),
             Chart(charts.histogram([1, 2, 2, 3, 8, 9], unit=" ms"), "latency"),
@@ -85,7 +85,7 @@ def test_report_html_is_self_contained_and_opens_without_console_errors(
         ]
         return [Section("Pictures", list(pictures))]
 
-    monkeypatch.setattr(ToySuite, "report_sections", classmethod(sections))
+    monkeypatch.setattr(ToySuite, "report", Report(sections=sections))
     html = render_html(ToySuite, _envelope())
     # Nothing to fetch and nothing to run: no scripts, no external references.
     assert "<script" not in html

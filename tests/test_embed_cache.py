@@ -387,3 +387,21 @@ def test_every_cache_lives_under_one_root_named_after_the_distribution(
     monkeypatch.setenv("GAIA_EVAL_CACHE", "~/elsewhere")
     assert cache_mod.default_path().parent == tmp_path / "elsewhere" / "embeddings"
     assert default_cache_dir() == tmp_path / "elsewhere" / "rag-chunks"
+
+
+def test_rag_queries_are_embedded_cold_even_when_the_cache_holds_them(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    doc = tmp_path / "pumps.md"
+    doc.write_text(" ".join(f"The pump number {i} moves water uphill." for i in range(60)))
+    embedder = OnnxEmbedder()
+    embedder.embed(["pumps"])  # an earlier run left this query's vector in the cache
+    system = RagSystem(embedder, tmp_path / "chunks")
+    system.index(doc)
+    hits_before = cache_stats(embedder)["hits"]
+    system.search("pumps", 3)
+    stats = system.stats()
+    assert (stats["query_vectors_from_cache"], stats["query_vectors_computed"]) == (0, 1)
+    assert cache_stats(embedder)["hits"] == hits_before  # the query never reached the cache
+    cold = OnnxEmbedder().embed_uncached(["pumps"])
+    assert cold.tobytes() == embedder.embed(["pumps"]).tobytes()  # the same vector, computed

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from http.server import BaseHTTPRequestHandler
+
 import pytest
+from loopback import running, url_of
 from tasks_fakes import FakeLLM, closed_port_url, serve
 
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.llm.openai_compat import OpenAIChat, chat_url
-from gaia_eval.llm.outage import ModelRequestError, classify_status
+from gaia_eval.llm.outage import ModelRequestError, classify_status, phrase_kind
 from gaia_eval.llm.pricing import price
 from gaia_eval.llm.spec import parse_model_spec
 
@@ -80,3 +83,120 @@ def test_pricing_never_zero_for_uncounted() -> None:
     assert price("unknown-model", 10, 10) is None
     assert price("claude-sonnet-4-x", 1_000_000, 0) == 3.0
     assert price("anything", 1_000_000, 1_000_000, (0.5, 1.5)) == 2.0
+
+
+def _raw_reply(body: bytes, *, stream: bool = False) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(200)
+            kind = "text/event-stream" if stream else "application/json"
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+_CHOICE = (
+    '"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]'
+)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        '{"prompt_tokens":3,"completion_tokens":1e400}',  # inf once decoded
+        '{"prompt_tokens":3,"completion_tokens":-5}',
+        '{"prompt_tokens":"many","completion_tokens":2}',
+        '{"prompt_tokens":2.5}',
+        '"ten tokens"',
+        '{"prompt_tokens":3,"prompt_tokens_details":[1]}',
+    ],
+)
+def test_a_malformed_usage_block_is_an_outage_of_that_backend(usage: str) -> None:
+    plain = f'{{{_CHOICE},"usage":{usage}}}'.encode()
+    chunk = f'data: {{"choices":[],"usage":{usage}}}\n\ndata: [DONE]\n\n'
+    delta = 'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+    for body, streamed in ((plain, False), ((delta + chunk).encode(), True)):
+        with running(_raw_reply(body, stream=streamed)) as server:
+            client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
+            try:
+                with pytest.raises(InfrastructureError, match="malformed usage block"):
+                    if streamed:
+                        client.stream([{"role": "user", "content": "x"}])
+                    else:
+                        client.chat([{"role": "user", "content": "x"}])
+            finally:
+                client.close()
+
+
+def test_a_whole_float_token_count_is_read() -> None:
+    body = f'{{{_CHOICE},"usage":{{"prompt_tokens":7.0,"completion_tokens":2}}}}'.encode()
+    with running(_raw_reply(body)) as server:
+        client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
+        reply = client.chat([{"role": "user", "content": "x"}])
+        client.close()
+    assert (reply.input_tokens, reply.output_tokens) == (7, 2)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (402, "Payment required", "quota"),  # 402 is quota whatever the body says
+        (400, "Please purchase credits to continue", "quota"),
+        (400, "You are out of credits", "quota"),
+        (400, "insufficient credit on this account", "quota"),
+        (400, "spend limit reached", "quota"),
+        (400, "your weekly limit is used up", "quota"),
+        (400, "usage limit exceeded", "quota"),
+        (400, '{"type": "rate_limit_error"}', "quota"),
+        (400, "Your limit resets at 5pm", "quota"),
+        (400, "Upgrade your plan for more", "quota"),
+        (400, "invalid x-api-key", "credentials"),
+        (400, "Token has expired", "credentials"),
+        (400, "Not logged in", "credentials"),
+        (400, "authentication_error: credit balance too low", "bad_request"),  # both kinds
+        (400, "messages: invalid role", "bad_request"),
+    ],
+)
+def test_outage_phrases_are_the_whole_table(status: int, body: str, kind: str) -> None:
+    assert classify_status(status, body) == kind
+
+
+def test_one_phrase_table_for_backends_driver_and_harness() -> None:
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).parents[1] / "gaia_eval"
+    copies = []
+    for path in root.rglob("*.py"):
+        if path.name == "outage.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in (
+                "invalid api key",
+                "credit balance",
+            ):
+                copies.append(str(path.relative_to(root)))
+    assert copies == []
+    assert phrase_kind("Invalid API key") == "credentials"
+    assert phrase_kind("quota exceeded; invalid api key") is None
+
+
+def test_a_reply_past_the_size_cap_is_refused_not_held() -> None:
+    from gaia_eval.llm.openai_compat import MAX_REPLY_BYTES
+
+    content = "x" * (MAX_REPLY_BYTES + 1024)
+    body = '{"choices":[{"index":0,"message":{"role":"assistant","content":"' + content + '"}}]}'
+    with running(_raw_reply(body.encode())) as server:
+        client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
+        try:
+            with pytest.raises(ModelRequestError, match="over 32 MiB"):
+                client.chat([{"role": "user", "content": "x"}])
+        finally:
+            client.close()

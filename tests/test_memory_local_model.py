@@ -35,7 +35,7 @@ def test_memory_full_step_with_the_local_model(local_model: Any, tmp_path: Path)
     valid; each would cost another answer)."""
     from gaia_eval.embed import from_spec
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.memory.model import ModelAnswerer, ModelExtractor
+    from gaia_eval.memory.model_backed import ModelAnswerer, ModelExtractor
     from gaia_eval.memory.replay import Replay
     from gaia_eval.memory.scenario import load_scenario
     from gaia_eval.systems.memory import make

@@ -193,6 +193,57 @@ def _rag_baseline(tmp: Path, edit: Callable[[dict[str, Any]], object] | None = N
     return _write(tmp / f"edited-{len(list(tmp.glob('edited-*')))}.json", json.dumps(data))
 
 
+def _rag_shard(
+    tmp: Path, index: int, edit: Callable[[dict[str, Any]], object] | None = None
+) -> Path:
+    """The folder of shard `index`/2 of a real run on `ds_ok` (shard 1 is empty: its one
+    question hashes to shard 2), optionally a copy with its results.json edited."""
+    out = tmp / f"shard{index}"
+    if not out.exists():
+        argv = ["retrieval", "--component", "rag", "--dataset", str(_dataset(tmp))]
+        flags = ["--embedder", "hash", "--no-hard-cases", "--shard", f"{index}/2"]
+        assert main([*argv, *flags, "--out", str(out)]) == 0
+    if edit is None:
+        return out
+    copy = tmp / f"shard{index}-edited-{len(list(tmp.glob(f'shard{index}-edited-*')))}"
+    shutil.copytree(out, copy)
+    data = json.loads((copy / "results.json").read_text())
+    edit(data)
+    _write(copy / "results.json", json.dumps(data))
+    return copy
+
+
+def _zero_digest(data: dict[str, Any]) -> None:
+    data["header"]["definition_digest"] = "0" * 64
+
+
+def _plant_item(data: dict[str, Any]) -> None:
+    data["items"].append({**data["items"][0], "id": "probe/planted"})
+
+
+def _with_text(tmp: Path, text: str) -> Path:
+    """The `ds_ok` dataset with its one document's text replaced."""
+    path = _dataset(tmp)
+    _write(tmp / "a.txt", text)
+    return path
+
+
+DEEP_YAML = "persona: " + "[" * 5_000 + "]" * 5_000 + "\n"
+
+
+def _yaml_bomb() -> str:
+    """Nine levels of ten aliases each: 10^9 values from a dozen lines."""
+    lines = ["l0: &l0 [" + ", ".join(['"lol"'] * 10) + "]"]
+    for level in range(1, 9):
+        lines.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _in_folder(tmp: Path, name: str, text: str) -> Path:
+    _write(tmp / name / "scenario.yaml", text)
+    return tmp / name
+
+
 def _nan_results(tmp: Path) -> Path:
     text = _rag_baseline(tmp).read_text()
     return _write(tmp / "nan.json", re.sub(r'"mrr": [0-9.]+', '"mrr": NaN', text, count=1))
@@ -264,6 +315,17 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     ),
     "rag_legacy_empty": _legacy_empty,
     "nan_results": _nan_results,
+    "ds_empty_document": lambda tmp: _with_text(tmp, ""),
+    "deep_yaml": lambda tmp: _write(tmp / "deep.yaml", DEEP_YAML),
+    "yaml_bomb": lambda tmp: _write(tmp / "bomb.yaml", _yaml_bomb()),
+    "yaml_loop": lambda tmp: _write(tmp / "loop.yaml", "persona: &a [*a]\n"),
+    "deep_yaml_dir": lambda tmp: _in_folder(tmp, "deep", DEEP_YAML),
+    "yaml_bomb_dir": lambda tmp: _in_folder(tmp, "bomb", _yaml_bomb()),
+    "rag_shard1": lambda tmp: _rag_shard(tmp, 1),
+    "rag_shard2": lambda tmp: _rag_shard(tmp, 2),
+    "rag_shard1_zeroed": lambda tmp: _rag_shard(tmp, 1, _zero_digest),
+    "rag_shard2_zeroed": lambda tmp: _rag_shard(tmp, 2, _zero_digest),
+    "rag_shard2_planted": lambda tmp: _rag_shard(tmp, 2, _plant_item),
     "nan_scorecard_run": _nan_scorecard_run,
     "instances_missing_commit": lambda tmp: _instances(
         tmp, base_commit="0123456789abcdef" * 2 + "01234567"

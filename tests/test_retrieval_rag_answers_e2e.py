@@ -294,3 +294,21 @@ def test_the_local_model_answers_for_real(tmp_path: Path, local_model: Any) -> N
             (False, False): "retrieval_miss",
         }[(a.correct, a.in_context)]
         assert a.outcome == expected
+
+
+def test_a_malformed_usage_block_is_an_outage_not_crashed_questions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What a server sending `"completion_tokens": 1e400` decodes to: inf, not a count.
+    usage = {"prompt_tokens": 100, "completion_tokens": float("inf")}
+    fake = FakeLLM(answer={"content": "green", "usage": usage})
+    with serve(fake) as url:
+        ds = _dataset(tmp_path)
+        out = tmp_path / "answers"
+        code = main(
+            [*RAG, "--dataset", str(ds), "--model", f"openai:{url}/v1#m", "--out", str(out)]
+        )
+    text = capsys.readouterr()
+    assert code == 3, text
+    assert "malformed usage block" in text.out + text.err
+    assert _load(out).header.item_errors == 0  # unmeasured, never "crashed"

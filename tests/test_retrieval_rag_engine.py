@@ -20,7 +20,7 @@ from gaia_eval.cli.main import main
 from gaia_eval.core.gate import compare
 from gaia_eval.core.results import Envelope, load_envelope
 from gaia_eval.core.runloop import read_item_log
-from gaia_eval.retrieval.runner import RagSuite
+from gaia_eval.retrieval.suite import RagSuite
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -14,7 +14,7 @@ from gaia_eval.core.results import Envelope, Verdict, load_envelope
 from gaia_eval.core.runloop import Shard
 from gaia_eval.core.suite import legacy_converters
 from gaia_eval.retrieval.models import FailedDocument, HardCase, QuestionResult
-from gaia_eval.retrieval.runner import RagSuite
+from gaia_eval.retrieval.suite import RagSuite
 
 CASES = ["replaced_document", "exact_duplicate", "corrupted_cache"]
 BASELINE = Path(__file__).parents[1] / "gaia_eval" / "baselines" / "retrieval" / "pr.json"
@@ -214,7 +214,7 @@ def test_the_committed_baseline_loads_and_gates_with_its_numbers() -> None:
     env = load_envelope(BASELINE, suite="retrieval-rag", legacy=legacy_converters())
     raw = json.loads(BASELINE.read_text())
     (ds,) = raw["datasets"]
-    metrics = RagSuite.gate_metrics(env)
+    metrics = RagSuite.gate.read_metrics(env)
     assert metrics["repo_docs/sdk recall@5"].value == ds["summary"]["sdk"]["recall@5"]
     assert metrics["repo_docs/sdk mrr"].value == ds["summary"]["sdk"]["mrr"]
     assert (

@@ -12,7 +12,7 @@ from gaia_eval.core.gate import compare
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import Envelope
 from gaia_eval.retrieval.models import FailedDocument
-from gaia_eval.retrieval.runner import RagSuite
+from gaia_eval.retrieval.suite import RagSuite
 
 GOLDEN = Path(__file__).parent / "golden" / "retrieval_rag_report.md"
 

@@ -232,3 +232,41 @@ def test_a_resumed_copy_of_earlier_turns_is_extracted_once(tmp_path: Path):
     assert sorted(c.id for c in ds.cases) == ["eeeeeeee-000", "ffffffff-001"]
     p6 = next(c for c in ds.cases if c.prompt == P6)
     assert p6.context == context_text(P10, answer_text("cache paths"))
+
+
+def test_a_line_nested_too_deeply_is_skipped_not_a_crash(tmp_path: Path):
+    path, _ = _main_session(tmp_path)
+    before = read_transcript(path)
+    deep = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    path.write_bytes(deep + path.read_bytes())
+    tr = read_transcript(path)
+    assert tr.skipped["unparseable"] == before.skipped["unparseable"] + 1
+    assert tr.records == before.records
+
+
+@pytest.mark.parametrize("loop", ["self", "pair"])
+def test_parent_links_in_a_loop_still_give_an_order(tmp_path: Path, loop: str):
+    records = []
+    for i in range(4):
+        uid = f"u{i}"
+        parent = uid if loop == "self" else f"u{i ^ 1}"  # u0 <-> u1, u2 <-> u3
+        kind = "user" if i % 2 == 0 else "assistant"
+        records.append(
+            {"type": kind, "uuid": uid, "parentUuid": parent, "message": {"content": f"m{i}"}}
+        )
+    ordered = conversation_order(records)
+    assert ordered and len({r["uuid"] for r in ordered}) == len(ordered)
+
+
+def test_a_split_message_keeps_its_final_largest_output_count(tmp_path: Path):
+    c = Chat("dddddddd-2222")
+    c.user(P1)
+    first = {"input_tokens": 100, "output_tokens": 1, "cache_read_input_tokens": 1000}
+    final = {"input_tokens": 100, "output_tokens": 57, "cache_read_input_tokens": 1000}
+    c.assistant([{"type": "thinking", "thinking": "hmm", "signature": "s"}],
+                mid="msg_a", request="req_a", usage=first)  # fmt: skip
+    c.assistant([{"type": "text", "text": answer_text("retries")}],
+                mid="msg_a", request="req_a", usage=final)  # fmt: skip
+    (case,) = build_dataset([c.write(tmp_path)]).cases
+    u = case.usage
+    assert (u.requests, u.input_tokens, u.output_tokens) == (1, 100, 57)

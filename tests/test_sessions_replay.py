@@ -271,8 +271,8 @@ def test_one_shot_command_harness_gets_the_context_folded_before_the_prompt(tmp_
 
 
 def test_replay_harness_acknowledges_earlier_turns_before_its_script(tmp_path: Path):
-    from gaia_eval.tasks.harnesses.record import read_outcome
-    from gaia_eval.tasks.harnesses.replay import ReplayHarness
+    from gaia_eval.agents.harnesses.record import read_outcome
+    from gaia_eval.agents.harnesses.replay import ReplayHarness
 
     (tmp_path / "w").mkdir()
     harness = ReplayHarness({"t": [{"ack": "Got it."}, {"answer": "A"}], "u": [{"answer": "B"}]})

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from gaia_eval.agents.isolation import agent_env, is_secret_name
+from gaia_eval.agents.models import ToolCall
 from gaia_eval.tasks.checks import checks_that_ran, runner_summary, verified, web_uses
-from gaia_eval.tasks.isolation import agent_env, is_secret_name
-from gaia_eval.tasks.models import ToolCall
 
 
 def call(i: int, name: str, result: str = "", is_error: bool = False, **args: Any) -> ToolCall:

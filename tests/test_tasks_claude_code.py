@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tasks_run_helpers import card, run
 
+from gaia_eval.agents.harnesses.claude_code import ClaudeCodeHarness, parse_stream
 from gaia_eval.tasks.definitions import load_tasks
-from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness, parse_stream
 from gaia_eval.tasks.runner import TasksConfig
 
 FAKE_CLAUDE = r"""#!{python}

@@ -13,9 +13,9 @@ import pytest
 from tasks_fakes import FakeLLM, serve
 from tasks_run_helpers import card, envelope
 
+from gaia_eval.agents import gateway as gw
+from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.cli.main import main
-from gaia_eval.tasks import gateway as gw
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
 
 
 def _replay(tmp_path: Path) -> Path:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from tasks_run_helpers import config, run
 
-from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness
-from gaia_eval.tasks.harnesses.command import CommandHarness
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
+from gaia_eval.agents.harnesses.claude_code import ClaudeCodeHarness
+from gaia_eval.agents.harnesses.command import CommandHarness
+from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.models import TaskResult
 
 CAP_S = 4.0

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from tasks_run_helpers import config, run
 
+from gaia_eval.agents import fence
+from gaia_eval.agents.harnesses.replay import ReplayHarness
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
-from gaia_eval.tasks import fence
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.models import Transcript
 
 ANSWER = "THE-PLANTED-ANSWER-4711"
 
@@ -75,6 +76,7 @@ def test_fence_hides_the_installed_package_under_test(tmp_path: Path) -> None:
     task = tmp_path / "task"
     (task / "project").mkdir(parents=True)
     fp = fence.task_plan(
+        answer_keys=tmp_path / "keys-none",
         task_root=task,
         baseline=None,
         results_dir=tmp_path / "results-none",
@@ -88,8 +90,10 @@ def test_fence_hides_the_installed_package_under_test(tmp_path: Path) -> None:
     open_run = subprocess.run(argv, capture_output=True, text=True, check=False)
     fenced = subprocess.run(fence.wrap(argv, fp), capture_output=True, text=True, check=False)
     assert open_run.returncode == 0 and ANSWER in open_run.stdout
-    # An empty folder where the package was: at most a namespace package, without the fix.
-    assert fenced.returncode != 0 and "FIX" in fenced.stderr and ANSWER not in fenced.stdout
+    # An empty folder where the package was (or, in the fence's fresh temp folder, nothing):
+    # at most a namespace package, without the fix.
+    assert fenced.returncode != 0 and ANSWER not in fenced.stdout + fenced.stderr
+    assert "FIX" in fenced.stderr or "No module named 'fakepkg'" in fenced.stderr
 
 
 def test_plan_keeps_task_root_and_toolchain_and_rehides_inside(tmp_path: Path) -> None:
@@ -105,8 +109,13 @@ def test_plan_keeps_task_root_and_toolchain_and_rehides_inside(tmp_path: Path) -
     assert venv.resolve() in fp.expose_ro
     assert fp.rehide == (baseline.resolve(),)  # after the bind back, or the bind undoes it
     argv = fence.bwrap_argv(["true"], fp)
-    order = [argv.index(str(p)) for p in (tmp_path.resolve(), task.resolve(), baseline.resolve())]
+    # Read-only root first, then a fresh temp folder (which hides tmp_path with everything
+    # else in it), then the task bound back read-write, then its baseline hidden again.
+    tmp = str(Path(tempfile.gettempdir()).resolve())
+    assert argv[1:4] == ["--ro-bind", "/", "/"]
+    order = [argv.index(tmp), argv.index(str(task.resolve())), argv.index(str(baseline.resolve()))]
     assert order == sorted(order) and argv[-2:] == ["--", "true"]
+    assert argv[argv.index(str(task.resolve())) - 1] == "--bind"
 
 
 def test_sandbox_profile_denies_then_allows_with_file_read_data(tmp_path: Path) -> None:

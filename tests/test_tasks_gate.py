@@ -13,8 +13,8 @@ from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.results_io import write_json
 from gaia_eval.tasks.gate import gate, propose
 from gaia_eval.tasks.models import Judgement, Scorecard, TaskResult
-from gaia_eval.tasks.report import result_string, summary, table_html
-from gaia_eval.tasks.results import run_cost
+from gaia_eval.tasks.report import result_string, table_html
+from gaia_eval.tasks.results import run_cost, summary
 
 
 def _judge(q: int, fab: int = 5, **kw: object) -> Judgement:

@@ -18,8 +18,8 @@ import httpx
 import pytest
 from loopback import running, url_of
 
-from gaia_eval.tasks import gateway as gw
-from gaia_eval.tasks.gateway_usage import UsageReader
+from gaia_eval.agents import gateway as gw
+from gaia_eval.agents.gateway_usage import UsageReader
 
 CONFIGURED_KEY = "sk-upstream-configured-0123456789abcdef"
 CLIENT_KEY = "sk-client-own-key-fedcba9876543210"
@@ -383,3 +383,72 @@ def test_gateway_command_in_the_foreground_until_ctrl_c(tmp_path: Any) -> None:
     assert proc.returncode == 0
     assert "stopped after 1 calls, tokens in/out 40/7" in out
     assert up.requests[0][1]["authorization"] == f"Bearer {CONFIGURED_KEY}"
+
+
+def _raw_request(url: str, head: bytes, body: bytes = b"") -> tuple[int, bytes]:
+    """Send bytes the way a broken client would; (status, body) of the reply."""
+    parts = httpx.URL(url)
+    with socket.create_connection((parts.host, parts.port), timeout=30) as sock:
+        sock.sendall(head + b"\r\n" + body)
+        reply = http.client.HTTPResponse(sock)
+        reply.begin()
+        return reply.status, reply.read()
+
+
+@pytest.mark.parametrize("length", [b"abc", b"-5", b"1e3"])
+def test_a_bad_content_length_is_a_400_not_a_dropped_connection(length: bytes) -> None:
+    with (
+        fake_upstream(lambda h, b: _send_json(h, 200, OPENAI_BODY)) as (up, url),
+        gw.running(gw.Upstream(url, CONFIGURED_KEY)) as g,
+    ):
+        head = (
+            b"POST /t/x/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: " + length + b"\r\n"
+        )
+        status, body = _raw_request(g.url, head, b"{}")
+    assert status == 400
+    assert b"Content-Length" in body and b"not a whole number" in body
+    assert up.requests == []  # nothing was forwarded
+
+
+def test_a_chunked_request_body_is_forwarded_whole() -> None:
+    with (
+        fake_upstream(lambda h, b: _send_json(h, 200, OPENAI_BODY)) as (up, url),
+        gw.running(gw.Upstream(url, CONFIGURED_KEY)) as g,
+    ):
+        payload = json.dumps({"model": "m", "messages": [{"role": "user", "content": "q"}]})
+        data = payload.encode()
+        chunks = b"".join(
+            b"%x\r\n%s\r\n" % (len(data[i : i + 7]), data[i : i + 7])
+            for i in range(0, len(data), 7)
+        )
+        head = (
+            b"POST /t/x/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        )
+        status, _ = _raw_request(g.url, head, chunks + b"0\r\n\r\n")
+    assert status == 200
+    assert up.requests[0][2] == json.loads(payload)
+
+
+def test_usage_reader_splits_many_lines_per_read_and_skips_an_oversized_line() -> None:
+    from gaia_eval.agents.gateway_usage import BODY_CAP
+
+    reader = UsageReader("text/event-stream")
+    reader.feed(b":\n" * 500_000)  # a million bytes of 2-byte comment lines in one read
+    huge = b"data: " + b"x" * 65536
+    for _ in range(BODY_CAP // 65536 + 2):  # one event past the cap, read by read
+        reader.feed(huge)
+        assert len(reader._buf) <= BODY_CAP + len(huge)
+    reader.feed(b"\n")
+    reader.feed(b'data: {"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n')
+    usage = reader.usage()
+    assert usage is not None and (usage.input, usage.output) == (3, 4)
+
+
+def test_usage_reader_ignores_an_event_nested_too_deeply() -> None:
+    reader = UsageReader("text/event-stream")
+    reader.feed(b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    reader.feed(b'data: {"usage":{"prompt_tokens":3,"completion_tokens":4}}\n')
+    usage = reader.usage()
+    assert usage is not None and usage.output == 4

@@ -14,8 +14,8 @@ import pytest
 from tasks_fakes import FakeLLM, serve
 from tasks_run_helpers import card, envelope
 
+from gaia_eval.agents.harnesses.claude_code import GATEWAY_PLACEHOLDER_KEY
 from gaia_eval.cli.main import main
-from gaia_eval.tasks.harnesses.claude_code import GATEWAY_PLACEHOLDER_KEY
 
 KEY = "sk-configured-upstream-key-0123456789"
 

@@ -9,12 +9,11 @@ from pathlib import Path
 
 from tasks_run_helpers import card, run
 
+from gaia_eval.agents.ghstub import FORBIDDEN, counts
+from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.checks import decide_mechanical, evaluate
 from gaia_eval.tasks.definitions import load_tasks
-from gaia_eval.tasks.ghstub import FORBIDDEN, counts
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.runner import TasksConfig, task_env
-from gaia_eval.tasks.workspace import prepare
+from gaia_eval.tasks.runner import TasksConfig, prepare, task_env
 
 TASKS = load_tasks()
 
@@ -47,7 +46,7 @@ def test_reads_and_refused_writes(tmp_path: Path) -> None:
 
 
 def test_modes(tmp_path: Path) -> None:
-    from gaia_eval.tasks import ghstub
+    from gaia_eval.agents import ghstub
 
     env = task_env(tmp_path / "a", TASKS.tasks["b1-triage"])
     ghstub.install(tmp_path / "a", {"mode": "rate_limit", "window_s": 600})

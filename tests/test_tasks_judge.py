@@ -13,15 +13,15 @@ from tasks_fakes import FakeLLM, closed_port_url, serve
 from tasks_run_helpers import card as only_card
 from tasks_run_helpers import envelope, private_lock, run
 
+from gaia_eval.agents.harnesses.replay import ReplayHarness
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.tasks.controls import SCRIPTS, assess
 from gaia_eval.tasks.definitions import load_tasks
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
 from gaia_eval.tasks.judge import Attempt, build_prompt, cut, parse_reply, validate_grade
 from gaia_eval.tasks.models import Scorecard, TaskResult
 from gaia_eval.tasks.rejudge import judge_run as _judge_run
-from gaia_eval.tasks.report import summary
+from gaia_eval.tasks.results import summary
 from gaia_eval.tasks.runner import TasksConfig
 
 TASKS = load_tasks()

@@ -1,5 +1,5 @@
 """`--meter fireworks` against a loopback fake of the billing API (its wire format as
-gaia_eval.tasks.meter assumes it): one fixed window start, the lag waited out, the
+gaia_eval.agents.meter assumes it): one fixed window start, the lag waited out, the
 account lock, the metered cost in the reports; cost labels in every cell."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pytest
 from loopback import running, url_of
 from tasks_run_helpers import envelope
 
+from gaia_eval.agents import meter as meters
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
-from gaia_eval.tasks import meter as meters
 from gaia_eval.tasks.models import TasksSummary
 from gaia_eval.tasks.report import money
 

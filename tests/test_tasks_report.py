@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gaia_eval.agents.models import CheckRecord
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.runmeta import Machine
 from gaia_eval.tasks.gate import gate_cards, propose
-from gaia_eval.tasks.models import CheckRecord, Judgement, Scorecard, TaskResult
+from gaia_eval.tasks.models import Judgement, Scorecard, TaskResult
 from gaia_eval.tasks.results import cards_envelope, scorecards
 from gaia_eval.tasks.suite import TasksSuite
 

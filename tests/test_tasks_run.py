@@ -14,13 +14,13 @@ import pytest
 from tasks_fakes import FakeLLM, closed_port_url, hang_up, serve
 from tasks_run_helpers import card, config, envelope, run
 
+from gaia_eval.agents.harnesses.builtin import BuiltinHarness
+from gaia_eval.agents.harnesses.command import CommandHarness
+from gaia_eval.agents.harnesses.replay import ReplayHarness
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.spec import parse_model_spec
-from gaia_eval.tasks.harnesses.builtin import BuiltinHarness
-from gaia_eval.tasks.harnesses.command import CommandHarness
-from gaia_eval.tasks.harnesses.replay import ReplayHarness
-from gaia_eval.tasks.models import Transcript
 from gaia_eval.tasks.results import scorecards
 
 OLD = (
@@ -441,7 +441,8 @@ def test_fence_hides_answer_keys_results_and_baseline(tmp_path: Path) -> None:
     probe = (
         f"ls {data_dir()} | wc -l; cat ../.baseline/README.md 2>/dev/null | wc -l; "
         # The first (unfenced) run's folder: the fenced run hides its contents.
-        f"ls {tmp_path / 'run' / 'False'} | wc -l; echo written > note.txt; cat note.txt"
+        f"ls {tmp_path / 'run' / 'False'} 2>/dev/null | wc -l; echo written > note.txt; "
+        "cat note.txt"
     )
     script = [{"tool": "run_shell", "args": {"command": probe}}, {"answer": "x"}]
     results = {}
@@ -473,3 +474,28 @@ def test_artifacts_are_scrubbed(tmp_path: Path) -> None:
     for name in ("transcript.json", "workspace.diff"):
         text = (folder / "21-qa" / name).read_text()
         assert secret not in text and "[REDACTED:sk]" in text, name
+
+
+def test_an_oversized_tool_argument_is_not_run_kept_or_sent_back(tmp_path: Path) -> None:
+    from gaia_eval.agents.harnesses.tools import ARGS_CAP
+
+    big = "x" * (ARGS_CAP * 4)
+    step = {"tool_calls": [("write_file", {"path": "NOTES.md", "content": big})]}
+    fake = FakeLLM([step, step, {"content": "Done."}])
+    with serve(fake) as url:
+        spec = parse_model_spec(f"openai:{url}#fake-model")
+        env = run(
+            _cfg(tmp_path, BuiltinHarness(spec), ["02-bugfix"], model=spec.text), tmp_path / "run"
+        )
+    (res,) = card(env).tasks
+    transcript = next((tmp_path / "run").rglob("transcript.json"))
+    assert transcript.stat().st_size < ARGS_CAP  # the argument is in it as a size only
+    tr = Transcript.model_validate_json(transcript.read_text())
+    first = tr.outcome.tool_calls[0]
+    assert first.is_error and first.args == {
+        "_truncated_from_chars": len(json.dumps({"path": "NOTES.md", "content": big}))
+    }
+    assert "over the cap" in first.result
+    # the model's own oversized message is not sent back to it on the next step
+    assert all(len(json.dumps(r)) < ARGS_CAP for r in fake.requests)
+    assert res.passed is False

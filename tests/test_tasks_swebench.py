@@ -17,11 +17,13 @@ import pytest
 from loopback import running, url_of
 from swebench_fixtures import cache_row, git, make_repo, row
 
+from gaia_eval.agents import checkout
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results import load_envelope
-from gaia_eval.tasks import checkout, swebench, swebench_data
-from gaia_eval.tasks.models import TaskResult, Transcript
+from gaia_eval.tasks import swebench, swebench_data
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.runner import TasksConfig
 
 ID = "acme__widget-1"

@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 from tasks_fakes import FakeLLM, serve
 
+from gaia_eval.agents import checkout
+from gaia_eval.agents.models import Transcript
 from gaia_eval.cli.main import main
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results import load_envelope
-from gaia_eval.tasks import checkout, therock
+from gaia_eval.tasks import therock
 from gaia_eval.tasks.definitions import data_dir, load_tasks, parse_tasks
-from gaia_eval.tasks.models import TaskResult, Transcript
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.therock_demo import build
 from gaia_eval.tasks.therock_pins import check_pins
 
@@ -221,7 +223,7 @@ def test_closed_book_web_use_is_reported_for_claude_code_too(
 
     from tasks_run_helpers import run
 
-    from gaia_eval.tasks.harnesses.claude_code import ClaudeCodeHarness
+    from gaia_eval.agents.harnesses.claude_code import ClaudeCodeHarness
     from gaia_eval.tasks.runner import TasksConfig
 
     exe = tmp_path / "claude"

@@ -283,3 +283,17 @@ def test_a_connection_closed_before_the_request_is_a_reset_at_once(
     assert rec.error_kind == "reset", rec.error
     assert "before the request was sent" in (rec.error or "")
     assert took < 4, f"waited {took:.1f} s for a connection that was already closed"
+
+
+def test_one_event_past_the_cap_is_refused_with_its_buffer_freed() -> None:
+    from gaia_eval.throughput.sse import MAX_EVENT_BYTES, EventTooLarge, SSEParser
+
+    seen: list[bytes] = []
+    parser = SSEParser(lambda t, event, data, bad: seen.append(data))
+    parser.feed(b'data: {"a": 1}\n\n', 1)
+    piece = b"x" * 65536
+    with pytest.raises(EventTooLarge, match="over 8 MiB"):
+        parser.feed(b"data: ", 2)
+        for _ in range(MAX_EVENT_BYTES // len(piece) + 2):
+            parser.feed(piece, 3)
+    assert not parser.pending() and seen == [b'{"a": 1}']

@@ -32,7 +32,9 @@ const char* const kNames[kKindCount] = {"known-secret",
                                         "netrc",
                                         "pgpass",
                                         "docker-auth",
-                                        "secret-assignment"};
+                                        "secret-assignment",
+                                        "basic-auth",
+                                        "cli-password"};
 
 constexpr uint32_t kAMask = (1u << kKnown) | (1u << kPem);
 
@@ -171,8 +173,9 @@ class Scanner {
         continue;
       }
       detail::Span sp;
-      if (detail::match_shape(d_, i, g, base_ + i == st_.edge, base_ + i > 0, mask_,
-                              &sp)) {
+      // i bytes of this pass's input are readable before i (a stream keeps at least
+      // kLookBehind of them, or all since the text start).
+      if (detail::match_shape(d_, i, g, base_ + i == st_.edge, i, mask_, &sp)) {
         out_.push_back({base_ + i, base_ + sp.end, sp.keep, sp.kind});
         cur = sp.end;
         st_.edge = base_ + cur;
@@ -454,7 +457,7 @@ void Pass::feed(const uint8_t* data, size_t n, bool last, std::string& out,
   if (n) buf_.append(reinterpret_cast<const char*>(data), n);
   const size_t first = matches.size();
   uint64_t at = st_.pos;
-  // The buffer keeps one byte before pos_ so the left boundary can be read.
+  // The buffer keeps kLookBehind bytes before pos_ so the left boundary can be read.
   scan(*cfg_, mask_, reinterpret_cast<const uint8_t*>(buf_.data()), buf_.size(), base_,
        last, st_, matches);
   const char* d = buf_.data();
@@ -471,7 +474,7 @@ void Pass::feed(const uint8_t* data, size_t n, bool last, std::string& out,
   }
   out.append(d + (at - base_), static_cast<size_t>(st_.pos - at));
   out_pos_ += st_.pos - at;
-  const uint64_t keep_from = st_.pos > 0 ? st_.pos - 1 : 0;
+  const uint64_t keep_from = st_.pos - std::min<uint64_t>(st_.pos, kLookBehind);
   buf_.erase(0, static_cast<size_t>(keep_from - base_));
   base_ = keep_from;
 }

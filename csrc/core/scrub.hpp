@@ -48,6 +48,8 @@ enum Kind : uint8_t {
   kPgpass,
   kDockerAuth,
   kAssignment,
+  kBasicAuth,
+  kCliPassword,
   kKindCount
 };
 
@@ -66,6 +68,9 @@ constexpr size_t kMaxJwt = 8192;
 constexpr size_t kMaxBearerToken = 4096;
 // Longest lookahead any shape rule needs past its first byte (JWT is the longest).
 constexpr size_t kLookB = kMaxJwt + 16;
+// Bytes a rule may read before its start (an escape such as `\u003d` before a prefix,
+// the `-` before a `--password` flag); a stream keeps them behind its position.
+constexpr size_t kLookBehind = 8;
 
 // Redaction rounds: round 2 catches the rare shape that only becomes whole once a
 // neighbour was redacted; anything found after the last round is a leak.

@@ -53,6 +53,9 @@ constexpr uint32_t kTrigSig = 1u << 23;     // sig=
 constexpr uint32_t kTrigPg = 1u << 24;      // .pgpass: host end, ':', port digit
 constexpr uint32_t kTrigPgAny = 1u << 25;   // .pgpass: host end, ':', '*'
 constexpr uint32_t kTrigPgAll = 1u << 26;   // .pgpass: '*', ':', port
+constexpr uint32_t kTrigSic = 1u << 27;     // (ba)sic (any case)
+constexpr uint32_t kTrigVat = 1u << 28;     // (pri)vat(e_key) (any case)
+constexpr uint32_t kTrigMysql = 1u << 29;   // mys(ql)
 
 // A family: exact byte sets at offsets 0..2 (`bit` of t0..t2) and, for the SIMD scan,
 // one of 24 nibble-table bits (`slot`: bank slot / 8, bit slot % 8). Families sharing a
@@ -279,23 +282,39 @@ size_t part(const uint8_t* d, size_t p, size_t g, const char* word) {
   return ilit(d, q, g, word) ? q + std::strlen(word) : 0;
 }
 
-// A quote, backslash-escaped or not (JSON inside a JSON string).
+// A quote: `"` or `'`, after up to 7 backslashes (JSON inside a JSON string, escaped
+// once per level), or an HTML entity for one (`&quot;` `&#34;` `&#39;` `&apos;`). The
+// closing quote must be the same bytes.
 struct Quote {
-  uint8_t ch = 0;  // '"', '\'' or 0 for none
-  bool escaped = false;
+  uint8_t ch = 0;     // '"' or '\'' (0 for none, or for an HTML entity)
+  size_t len = 0;     // bytes of the quote (0 for none)
+  const uint8_t* at = nullptr;  // where the opening quote's bytes are
 };
 
+constexpr size_t kMaxBackslashes = 7;
+
 size_t quote_at(const uint8_t* d, size_t q, size_t g, Quote* quote) {
-  if (q + 1 < g && d[q] == '\\' && (d[q + 1] == '"' || d[q + 1] == '\'')) {
-    *quote = {d[q + 1], true};
-    return q + 2;
-  }
-  if (q < g && (d[q] == '"' || d[q] == '\'')) {
-    *quote = {d[q], false};
-    return q + 1;
-  }
   *quote = {};
+  size_t b = q;
+  while (b < g && b - q < kMaxBackslashes && d[b] == '\\') ++b;
+  if (b < g && (d[b] == '"' || d[b] == '\'')) {
+    *quote = {d[b], b + 1 - q, d + q};
+    return b + 1;
+  }
+  static const char* const kEntities[] = {"&quot;", "&#34;", "&#39;", "&apos;"};
+  for (const char* ent : kEntities) {
+    const size_t len = std::strlen(ent);
+    if (lit(d, q, g, ent, len)) {
+      *quote = {0, len, d + q};
+      return q + len;
+    }
+  }
   return q;
+}
+
+// Whether the quote's bytes are at d[e] (before g).
+bool closes(const uint8_t* d, size_t e, size_t g, const Quote& quote) {
+  return e + quote.len <= g && std::memcmp(d + e, quote.at, quote.len) == 0;
 }
 
 size_t blanks4(const uint8_t* d, size_t q, size_t g) {
@@ -377,16 +396,36 @@ size_t aws_pair(const uint8_t* d, size_t e, size_t g) {
 // chain (`self.password`, `settings.DB_PASSWORD`). Either way 8..256 bytes with two of
 // lowercase / uppercase / digit and at least 8 distinct bytes, not a placeholder, not
 // starting with `$` `%` `{` `<` (a reference). The end or 0.
+// An HTML entity that an unquoted value may hold (`Tr0ub4dor&amp;3` in XML or HTML): its
+// length at d[e], or 0. Entities for quotes end the value instead.
+size_t value_entity(const uint8_t* d, size_t e, size_t g) {
+  static const char* const kEntities[] = {"&amp;", "&lt;", "&gt;"};
+  for (const char* ent : kEntities) {
+    const size_t len = std::strlen(ent);
+    if (lit(d, e, g, ent, len)) return len;
+  }
+  return 0;
+}
+
 size_t assigned_secret(const uint8_t* d, size_t v, size_t g, Quote quote) {
   size_t e = v;
-  if (quote.ch) {
+  if (quote.len) {
     const size_t lim = std::min(g, v + 257);
-    while (e < lim && d[e] != quote.ch && d[e] != '\\' && is(d[e], kVisible | kBlank))
+    while (e < lim && d[e] != '\\' && !(quote.ch && d[e] == quote.ch) &&
+           !(d[e] == '&' && closes(d, e, g, quote)) && is(d[e], kVisible | kBlank))
       ++e;
-    const size_t close = e + (quote.escaped ? 1 : 0);
-    if (close >= g || d[close] != quote.ch || (quote.escaped && d[e] != '\\')) return 0;
+    if (!closes(d, e, g, quote)) return 0;
   } else {
-    e = run(d, v, g, kAssign, 256);
+    const size_t lim = std::min(g, v + 257);
+    while (e < lim) {
+      if (is(d[e], kAssign)) {
+        ++e;
+      } else if (d[e] == '&' && value_entity(d, e, g)) {
+        e += value_entity(d, e, g);
+      } else {
+        break;
+      }
+    }
     if (e < g && d[e] == '(') return 0;
   }
   const size_t len = e - v;
@@ -409,7 +448,7 @@ size_t assigned_secret(const uint8_t* d, size_t v, size_t g, Quote quote) {
   if (lo + up + dg < 2 || distinct < 8 || placeholder(d, v, e)) return 0;
   const bool ident_start =
       (d[v] >= 'a' && d[v] <= 'z') || (d[v] >= 'A' && d[v] <= 'Z') || d[v] == '_';
-  if (!quote.ch && ident_start && dotted) return 0;
+  if (!quote.len && ident_start && dotted) return 0;
   return e;
 }
 
@@ -420,20 +459,93 @@ bool match_prefixed(const uint8_t* d, size_t p, size_t g, uint32_t mask, Span* o
 // is itself a prefixed shape (`token=sk-...`) is left to that shape's rule, whose kind
 // says more. `api` is everywhere in text (`/api/v1`), so an API key is matched from its
 // `p`, with the `a` before it (`after_a`).
-bool match_assignment(const uint8_t* d, size_t p, size_t g, bool after_a, Span* out) {
-  static const char* const kKeys[] = {"password", "passwd", "pwd",   "secret",
-                                      "token",    "pikey",  "pi_key"};
+// A command-line flag's value: `--password VALUE`, `--db-token "VALUE"` (the key name
+// right after a `-`): 1..4 blanks, an optional opening quote. The value start or 0.
+size_t flag_value(const uint8_t* d, size_t name, size_t q, size_t g, size_t back_of_name,
+                  Quote* quote) {
+  if (back_of_name < 1 || d[name - 1] != '-') return 0;
+  const size_t b = blanks4(d, q, g);
+  if (b == q) return 0;
+  return quote_at(d, b, g, quote);
+}
+
+bool match_assignment(const uint8_t* d, size_t p, size_t g, size_t back, Span* out) {
+  static const char* const kKeys[] = {"password", "passwd", "pwd",    "secret",
+                                      "token",    "pikey",  "pi_key", "pi-key"};
+  const bool after_a = back > 0 && lower(d[p - 1]) == 'a';
   for (const char* key : kKeys) {
-    if (!ilit(d, p, g, key) || (key[0] == 'p' && key[1] == 'i' && !after_a)) continue;
+    const bool api = key[0] == 'p' && key[1] == 'i';
+    if (!ilit(d, p, g, key) || (api && !after_a)) continue;
     size_t q = p + std::strlen(key);
     const size_t k = part(d, q, g, "key");
     if (k) q = k;
     Quote quote;
-    const size_t v = assignment(d, q, g, &quote);
+    size_t v = assignment(d, q, g, &quote);
+    if (!v) {
+      const size_t name = api ? p - 1 : p;
+      v = flag_value(d, name, q, g, back - (p - name), &quote);
+    }
     const size_t e = v ? assigned_secret(d, v, g, quote) : 0;
     Span shape;
     if (!e || match_prefixed(d, v, g, kAllKinds, &shape)) return false;
     return done(out, e, kAssignment, static_cast<uint32_t>(v - p));
+  }
+  return false;
+}
+
+bool base64_of_credentials(const uint8_t* d, size_t b, size_t e);
+
+// `PRIVATE_KEY=...` with a bare value (a PEM block is `private-key` already): matched at
+// the `v` of `private` (the prefilter's family), `pri` read behind it, then `ate`,
+// `[_-]?key` and the value of secret-assignment.
+bool match_private_key(const uint8_t* d, size_t p, size_t g, size_t back, Span* out) {
+  if (back < 3 || !ilit(d, p - 3, g, "private")) return false;
+  size_t q = part(d, p + 4, g, "key");
+  if (!q) return false;
+  Quote quote;
+  size_t v = assignment(d, q, g, &quote);
+  if (!v) v = flag_value(d, p - 3, q, g, back - 3, &quote);
+  const size_t e = v ? assigned_secret(d, v, g, quote) : 0;
+  Span shape;
+  if (!e || match_prefixed(d, v, g, kAllKinds, &shape)) return false;
+  return done(out, e, kAssignment, static_cast<uint32_t>(v - p));
+}
+
+// basic-auth: `basic` (any case, with a left boundary before its `b`), matched at its
+// `s`; 1..16 blanks; a run of [A-Za-z0-9+/=] (at most 4096) that is padded base64 of
+// `user:password` (an `Authorization: Basic` header).
+bool match_basic(const uint8_t* d, size_t p, size_t g, size_t back, Span* out) {
+  if (back < 2 || !ilit(d, p - 2, g, "basic")) return false;
+  if (back > 2 && is(d[p - 3], kTok)) return false;
+  const size_t t0 = run(d, p + 3, g, kBlank, 16);
+  if (t0 == p + 3 || t0 - (p + 3) > 16) return false;
+  const size_t e = run(d, t0, g, kB64Pad, 4096);
+  if (e - t0 > 4096 || (e < g && is(d[e], kTok)) || !base64_of_credentials(d, t0, e))
+    return false;
+  return done(out, e, kBasicAuth, static_cast<uint32_t>(t0 - p));
+}
+
+// cli-password: the MySQL clients' `-pPASSWORD` (`mysql`, `mysqldump`, `mysqladmin`...:
+// `mysql` + up to 8 lowercase letters, then a blank), among the next 16 arguments of
+// the line (each 1..16 blanks + a run of visible bytes, at most 256); the password is
+// the rest of the `-p` argument, redacted unless a reference, one repeated byte, a
+// well-known word or holding `[REDACTED:`. `-p` alone (a prompt) and `-P` (a port) are
+// not passwords.
+bool match_mysql(const uint8_t* d, size_t p, size_t g, Span* out) {
+  if (!lit(d, p, g, "mysql", 5)) return false;
+  size_t q = p + 5;
+  while (q < g && q - (p + 5) < 9 && d[q] >= 'a' && d[q] <= 'z') ++q;
+  if (q - (p + 5) > 8) return false;
+  for (int arg = 0; arg < 16; ++arg) {
+    const size_t a = run(d, q, g, kBlank, 16);
+    if (a == q || a - q > 16) return false;
+    const size_t e = run(d, a, g, kVisible, 256);
+    if (e == a || e - a > 256) return false;
+    if (e - a > 2 && d[a] == '-' && d[a + 1] == 'p') {
+      if (!real_password(d, a + 2, e)) return false;
+      return done(out, e, kCliPassword, static_cast<uint32_t>(a + 2 - p));
+    }
+    q = e;
   }
   return false;
 }
@@ -580,10 +692,9 @@ bool match_docker_auth(const uint8_t* d, size_t p, size_t g, Span* out) {
 
 // Secrets found by their key name, which may end a longer identifier
 // (`DB_PASSWORD=...`), so no left boundary; and a .pgpass line at its host's end.
-bool match_key_name(const uint8_t* d, size_t p, size_t g, bool has_prev, uint32_t mask,
+bool match_key_name(const uint8_t* d, size_t p, size_t g, size_t back, uint32_t mask,
                     Span* out) {
   if (on(mask, kPgpass) && match_pgpass(d, p, g, out)) return true;
-  const bool after_a = has_prev && lower(d[p - 1]) == 'a';
   switch (d[p]) {
     case 'a':
     case 'A':
@@ -598,12 +709,16 @@ bool match_key_name(const uint8_t* d, size_t p, size_t g, bool has_prev, uint32_
       if (on(mask, kAzure) &&
           match_keyed_value(d, p, g, "SharedAccessKey", kB64Pad, 40, 128, kAzure, out))
         return true;
-      return on(mask, kAssignment) && match_assignment(d, p, g, after_a, out);
+      if (on(mask, kBasicAuth) && match_basic(d, p, g, back, out)) return true;
+      return on(mask, kAssignment) && match_assignment(d, p, g, back, out);
     case 'p':
     case 'P':
     case 't':
     case 'T':
-      return on(mask, kAssignment) && match_assignment(d, p, g, after_a, out);
+      return on(mask, kAssignment) && match_assignment(d, p, g, back, out);
+    case 'v':
+    case 'V':
+      return on(mask, kAssignment) && match_private_key(d, p, g, back, out);
     default:
       return false;
   }
@@ -679,6 +794,14 @@ Tables::Tables() {
   trig(*this, "abcdefghijklmnopqrstuvwxyz", ":", "*", kTrigPgAny, 14);
   trig(*this, "p", "y", "p", kTrigPypi, 15);
   trig(*this, "s", "i", "g", kTrigSig, 15);
+  // Rules added for issue 27: `api-key` (the `pi-` of the API family), `basic`,
+  // `private_key` and `mysql`, from their rarest three bytes, each in the slot where it
+  // adds the fewest SIMD candidates on the benchmark corpus (a `-` in slot 10 tripled
+  // them: its nibble halves alias much of ASCII).
+  trig(*this, "pP", "iI", "-", kTrigApi, 5);
+  trig(*this, "sS", "iI", "cC", kTrigSic, 12);
+  trig(*this, "vV", "aA", "tT", kTrigVat, 13);
+  trig(*this, "m", "y", "s", kTrigMysql, 7);
 }
 
 const Tables kTables;
@@ -711,13 +834,33 @@ size_t nibble_scan(const Nibbles& t, const uint8_t* d, size_t i, size_t end, siz
   return nibble_scan_scalar(t, d, i, end, n);
 }
 
-bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, bool has_prev,
+namespace {
+
+bool hex(uint8_t c) { return is(c, kHex); }
+
+// The left boundary of a prefixed shape: the text start, a byte that does not continue
+// an identifier or token, a `-` or `_` separator (`notes-ghp_...txt`), or an escape
+// that ends in a letter or digit: JSON's `\n` `\r` `\t` `\b` `\f` and `\u` + 4 hex
+// digits, a URL's `%` + 2 hex digits (`token%3Dghp_...`).
+bool left_boundary(const uint8_t* d, size_t p, size_t back) {
+  if (back == 0) return true;
+  const uint8_t c = d[p - 1];
+  if (!is(c, kTok) || c == '-' || c == '_') return true;
+  if (back >= 2 && d[p - 2] == '\\' && std::memchr("nrtbf", c, 5)) return true;
+  if (back >= 3 && d[p - 3] == '%' && hex(d[p - 2]) && hex(c)) return true;
+  return back >= 6 && d[p - 6] == '\\' && d[p - 5] == 'u' && hex(d[p - 4]) &&
+         hex(d[p - 3]) && hex(d[p - 2]) && hex(c);
+}
+
+}  // namespace
+
+bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, size_t back,
                  uint32_t mask, Span* out) {
-  // A prefixed shape needs a left boundary: the byte before must not continue an
-  // identifier or token. A key name may end a longer identifier (`DB_PASSWORD=`).
-  if ((left_edge || !is(d[p - 1], kTok)) && match_prefixed(d, p, g, mask, out))
+  // A prefixed shape needs a left boundary (above). A key name may end a longer
+  // identifier (`DB_PASSWORD=`).
+  if ((left_edge || left_boundary(d, p, back)) && match_prefixed(d, p, g, mask, out))
     return true;
-  return match_key_name(d, p, g, has_prev, mask, out);
+  return match_key_name(d, p, g, back, mask, out);
 }
 
 namespace {
@@ -766,7 +909,8 @@ bool match_prefixed(const uint8_t* d, size_t p, size_t g, uint32_t mask, Span* o
     case 'a':
       return on(mask, kDockerAuth) && match_docker_auth(d, p, g, out);
     case 'm':
-      return on(mask, kNetrc) && match_netrc(d, p, g, out);
+      if (on(mask, kNetrc) && match_netrc(d, p, g, out)) return true;
+      return on(mask, kCliPassword) && match_mysql(d, p, g, out);
 
     case 'r':
       if (on(mask, kStripe) && lit(d, p, g, "rk_live_", 8) &&

@@ -68,8 +68,9 @@ struct Span {
 // Tries every enabled shape rule starting at d[p], in priority order. The candidate may
 // not read at or past `g` (the gap end: an A match or the end of the text); `left_edge`
 // says the byte before p is a token or the text start (the left boundary holds);
-// `has_prev` says d[p - 1] is readable (p is not the start of the text).
-bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, bool has_prev,
+// `back` is how many bytes before p are readable (0 at the text start; rules read at
+// most kLookBehind of them).
+bool match_shape(const uint8_t* d, size_t p, size_t g, bool left_edge, size_t back,
                  uint32_t mask, Span* out);
 
 // At a "://" found at d[t] (t >= 1 readable before it), returns the password start when

@@ -7,8 +7,10 @@ BLOCKED), score_regressed (a drop of 2.0 or more with the same pass state), unch
 corpus_changed (either side skipped for a missing document), unmeasured (either side not
 judged), not_run (outside a filtered current run), only_in_baseline, only_in_current.
 `time_regressed` (current elapsed more than twice the baseline's) is a separate flag, so
-it never hides a pass -> fail. Exit 2 on a regression, and with `--require-complete` also
-when a baseline scenario is missing or unmeasured now; otherwise those are warnings.
+it never hides a pass -> fail. A regression fails (and, with `--require-complete`, a
+baseline scenario missing or unmeasured now; otherwise those are warnings): the verdict's
+exit code is the engine's (core.gate.exit_code: 1), which `agent --compare` shows as the
+documented 2 (cli/agent.py, the one place of that alias).
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia_eval.agent.gate import JUDGED
 from gaia_eval.agent.scorecard import Row, Scorecard
-from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.gate import exit_code, refuse_fields
+from gaia_eval.core.results import Envelope, Verdict, load_envelope
 
 SCORE_DROP = 2.0
 TIME_FACTOR = 2.0
-JUDGED = ("PASS", "FAIL", "BLOCKED")
 
 
 @dataclass
@@ -34,9 +37,16 @@ class Comparison:
     failures: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
+    def verdict(self, label: str) -> Verdict:
+        """The comparison as the engine's verdict (failures fail; warnings are notes)."""
+        return Verdict(
+            passed=not self.failures, baseline=label, failures=self.failures, notes=self.warnings
+        )
+
     @property
     def exit_code(self) -> int:
-        return 2 if self.failures else 0
+        """The engine's exit code: 0 no regression, 1 a regression."""
+        return exit_code(self.verdict("the baseline"))
 
 
 def _load(path: Path) -> Envelope:
@@ -66,18 +76,12 @@ def compare(baseline: Path, current: Path, *, require_complete: bool = False) ->
     b_env, c_env = _load(baseline), _load(current)
     b_agent, b_driver = _models(b_env, baseline)
     c_agent, c_driver = c_env.header.model, c_env.header.judge
-    if b_agent != c_agent:
-        msg = (
-            f"not comparable: the baseline's agent ran {b_agent!r}, this run's {c_agent!r}; "
-            "every delta would partly be the model swap (capture a baseline on the same model)"
-        )
-        raise NotComparableError(msg)
-    if b_driver != c_driver:
-        msg = (
-            f"not comparable: the baseline was driven and judged by {b_driver!r}, this run by "
-            f"{c_driver!r}"
-        )
-        raise NotComparableError(msg)
+    refuse_fields(
+        {"the agent's model": b_agent, "the driver and judge model": b_driver},
+        {"the agent's model": c_agent, "the driver and judge model": c_driver},
+        str(baseline),
+        fix="every delta would partly be the model swap (capture a baseline on the same models)",
+    )
     b_card = Scorecard.model_validate(b_env.summary)
     c_card = Scorecard.model_validate(c_env.summary)
     b_rows = {r.id: r for r in b_card.scenarios}

@@ -19,24 +19,12 @@ from typing import Any
 
 from gaia_eval.agent.models import DIMENSIONS, DriverUsage, Scenario, Turn
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
+from gaia_eval.llm.outage import phrase_kind
 from gaia_eval.llm.spec import ModelSpec
 
 ATTEMPTS = 2
 BACKOFF_S = 1.0
 REPLY_CHARS = 1500
-# A 400 that says the credential is bad is an outage, not a judge error (judge_outage's
-# phrase list); quota phrases are already outages in gaia_eval.llm.outage.
-_CREDENTIAL_PHRASES = (
-    "authentication_error",
-    "authentication failed",
-    "invalid api key",
-    "invalid x-api-key",
-    "invalid bearer token",
-    "invalid_token",
-    "unauthorized",
-    "token has expired",
-    "not logged in",
-)
 _RESET = re.compile(
     r"(?:limit resets?|resets? (?:at|in)|retry[- ]after|try again in)[^.;\"}]{0,60}", re.I
 )
@@ -172,9 +160,13 @@ class ModelDriver:
         except InfrastructureError as err:
             raise self._outage(str(err)) from err
         except GaiaEvalError as err:
-            low = str(err).lower()
-            if any(p in low for p in _CREDENTIAL_PHRASES):
+            # A 400 that names a bad credential or an exhausted quota is an outage, not
+            # a driver error (the one phrase table, gaia_eval.llm.outage).
+            kind = phrase_kind(str(err))
+            if kind == "credentials":
                 raise self._outage(f"credential rejected: {err}") from err
+            if kind == "quota":
+                raise self._outage(f"quota: {err}") from err
             raise
         usage.calls += 1
         usage.input_tokens += reply.input_tokens

@@ -57,6 +57,10 @@ class Setup(_Strict):
 
     index_documents: list[Document]
     """Documents to index; an empty list is allowed."""
+    allow_outside: bool = Field(default=False, strict=True)
+    """Whether a document may lie outside the folder it is resolved against (an absolute
+    path, a `../` that climbs out, a symlink pointing out): refused unless this or the
+    `--allow-outside` flag says so, as for RAG datasets."""
 
 
 class GroundTruth(_Strict):

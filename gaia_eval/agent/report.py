@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gaia_eval.agent.scorecard import Scorecard
-from gaia_eval.core.report import Bullets, Para, Section, Table, fmt
+from gaia_eval.core.report import Bullets, Para, Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 
 
@@ -198,3 +198,10 @@ def sections(env: Envelope) -> list[Section]:
             )
         )
     return out
+
+
+def warnings(env: Envelope) -> list[str]:
+    return [str(w) for w in env.summary.get("warnings", [])]
+
+
+REPORT = Report(headline=headline, sections=sections, warnings=warnings)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from gaia_eval.agent import blame as rules
 from gaia_eval.agent.driver import ModelDriver
@@ -19,12 +19,8 @@ from gaia_eval.agent.models import (
     TurnResult,
 )
 from gaia_eval.agent.protocol import AgentReply, ChatAgent
-from gaia_eval.agent.scenarios import Loaded, effective_timeout, in_tier
-from gaia_eval.core.errors import GaiaEvalError, InfrastructureError, InvalidInputError
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
-from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.results import Envelope
-from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.agent.scenarios import Loaded, effective_timeout
+from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
 
 NO_CHUNKS_OK = ("adversarial",)
 """Categories where a document that indexes to 0 chunks is the point, not a setup error."""
@@ -62,102 +58,16 @@ class AgentConfig:
     """Written into the envelope's setup (the local model's note)."""
 
 
-class AgentSuite(Suite):
-    name: ClassVar[str] = "agent"
-    title: ClassVar[str] = "Agent scenarios"
-    item_model = ScenarioResult
-    item_noun: ClassVar[str] = "scenario"
+class ScenarioRunner:
+    """Runs one scenario after another against the configured agent, each within its
+    effective timeout; a late agent is abandoned and closed at the end."""
 
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
         self._agent: ChatAgent | None = None
         self._abandoned: list[ChatAgent] = []
 
-    # ---- configuration --------------------------------------------------------------------
-
-    def header_fields(self) -> HeaderFields:
-        c = self.cfg
-        settings = {
-            "repeats": c.repeats,
-            "budget_usd": c.budget_usd,
-            "timeout_s": c.timeout_s,
-            "timeout_cap_s": c.timeout_cap_s,
-            "agent_model_pin": c.pin_model,
-            **c.settings,
-        }
-        return HeaderFields(
-            tier=c.tier,
-            system=c.system,
-            embedder=c.embedder,
-            model=c.agent_model,
-            judge=c.driver.spec.text,
-            settings=settings,
-        )
-
-    def endpoints(self) -> list[Endpoint]:
-        """The driver's server and, for the reference agent, its model's (an agent of
-        your own reaches whatever it reaches)."""
-        from gaia_eval.llm.preflight import model_endpoints
-        from gaia_eval.llm.spec import parse_model_spec
-
-        c = self.cfg
-        out = model_endpoints(c.driver.spec, "--driver-model")
-        if c.system == "reference" and c.agent_model:
-            out += model_endpoints(parse_model_spec(c.agent_model), "--model")
-            if c.embedder and c.embedder.startswith("openai:"):
-                out += model_endpoints(parse_model_spec(c.embedder, "--embedder"), "--embedder")
-        return out
-
-    def _tiered(self) -> list[Loaded]:
-        chosen = [s for s in self.cfg.scenarios if in_tier(s, self.cfg.tier)]
-        if not chosen:
-            msg = f"--tier {self.cfg.tier}: no scenario is in that tier"
-            raise InvalidInputError(msg)
-        return chosen
-
-    def items(self) -> list[Item]:
-        out: list[Item] = []
-        for s in self._tiered():
-            for r in range(1, self.cfg.repeats + 1):
-                iid = s.scenario.id if self.cfg.repeats == 1 else f"{s.scenario.id}@{r}"
-                out.append(Item(iid, definition=s.definition(), payload=(s, r)))
-        return out
-
-    def select(self, items: Sequence[Item]) -> Sequence[Item]:
-        c = self.cfg
-        known_ids = {i.payload[0].scenario.id for i in items}
-        known_cats = {i.payload[0].scenario.category for i in items}
-        bad = sorted(set(c.only) - known_ids)
-        if bad:
-            msg = (
-                f"--scenarios: unknown scenario id(s) in tier {c.tier}: {', '.join(bad)}; "
-                f"known: {', '.join(sorted(known_ids))}"
-            )
-            raise InvalidInputError(msg)
-        bad = sorted(set(c.categories) - known_cats)
-        if bad:
-            msg = f"--category: no scenario of {', '.join(bad)} in tier {c.tier}; known: " + (
-                ", ".join(sorted(known_cats))
-            )
-            raise InvalidInputError(msg)
-        return [
-            i
-            for i in items
-            if (not c.only or i.payload[0].scenario.id in c.only)
-            and (not c.categories or i.payload[0].scenario.category in c.categories)
-        ]
-
-    def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
-        c = self.cfg
-        ctx.setup.update(c.setup_record)
-        ctx.setup["categories"] = {s.scenario.id: s.scenario.category for s in self._tiered()}
-        if c.only or c.categories:
-            ctx.setup["scenario_filter"] = {
-                "scenarios": list(c.only),
-                "categories": list(c.categories),
-            }
-
-    def teardown(self) -> None:
+    def close(self) -> None:
         if self._agent is not None:
             self._abandoned.append(self._agent)
             self._agent = None
@@ -175,8 +85,7 @@ class AgentSuite(Suite):
 
     # ---- one scenario -----------------------------------------------------------------------
 
-    def run_item(self, item: Item, ctx: RunContext) -> ScenarioResult:
-        loaded, repeat = item.payload
+    def run(self, loaded: Loaded, repeat: int) -> ScenarioResult:
         sc = loaded.scenario
         docs = sc.setup.index_documents
         limit = effective_timeout(
@@ -414,58 +323,6 @@ class AgentSuite(Suite):
         res.status = "FAIL"
         res.blame = first.blame or "agent"
         res.reason = f"turn {first.turn} failed (blame: {res.blame})"
-
-    # ---- reading results --------------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> Any:
-        from gaia_eval.agent.scorecard import build
-
-        return build(env)
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return GateRules(
-            metrics=(MetricRule("judged_pass_rate", absolute=0.0, widen_items=1.0),),
-            checks=(CheckRule("pass"),),
-        )
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        s = env.summary.get("summary", {})
-        judged = int(s.get("passed", 0)) + int(s.get("failed", 0)) + int(s.get("blocked", 0))
-        return {"judged_pass_rate": Metric(s.get("judged_pass_rate"), judged)}
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        out: dict[tuple[str, str], bool | None] = {}
-        for row in env.summary.get("scenarios", []):
-            if row["status"] in ("PASS", "FAIL", "BLOCKED"):
-                out[(row["id"], "pass")] = row["status"] == "PASS"
-        return out
-
-    @classmethod
-    def unmeasured_reason(cls, env: Envelope) -> str | None:
-        rows = env.summary.get("scenarios", [])
-        if rows and all(r["status"] == "INFRA_ERROR" for r in rows):
-            return f"all {len(rows)} scenarios were discarded as INFRA_ERROR"
-        return None
-
-    @classmethod
-    def warnings(cls, env: Envelope) -> list[str]:
-        return [str(w) for w in env.summary.get("warnings", [])]
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        from gaia_eval.agent.report import headline
-
-        return headline(env)
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Any]:
-        from gaia_eval.agent.report import sections
-
-        return sections(env)
 
 
 class _AgentCrash(Exception):

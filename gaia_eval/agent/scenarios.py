@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 
 from gaia_eval.agent.models import Document, Scenario
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.paths import outside
 
 KNOWN_PERSONAS = (
     "casual_user",
@@ -139,19 +141,35 @@ def _raw_gt(data: dict[str, Any], i: int) -> dict[str, Any]:
     return gt if isinstance(gt, dict) else {}
 
 
-def resolve_document(doc: Document, source: Path) -> Path | None:
+def resolve_document(
+    doc: Document, source: Path, *, index: int = 0, allow_outside: bool = False
+) -> Path | None:
+    """The file a document names (first found under the scenario's folder, the RAG corpus,
+    the suite's data), or None when it is missing. A file outside the folder it was found
+    under (absolute path, `../`, symlink out) is refused unless `allow_outside`: its
+    content would be indexed and sent to the model."""
     for root in (source.parent, corpus_dir(), data_dir()):
         p = root / doc.path
-        if p.is_file():
-            return p
+        if not p.is_file():
+            continue
+        if not allow_outside and outside(p, root):
+            msg = (
+                f"{source}: setup.index_documents[{index}].path: {os.path.realpath(p)} is "
+                f"outside the folder it is resolved against ({root}); move it inside, or "
+                "allow it with --allow-outside (or allow_outside: true under setup)"
+            )
+            raise InvalidInputError(msg)
+        return p
     return None
 
 
 def _read(path: Path) -> list[Scenario]:
     import yaml
 
+    from gaia_eval.core.yamltext import load_yaml_all
+
     try:
-        docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        docs = load_yaml_all(path.read_text(encoding="utf-8"), str(path))
     except yaml.YAMLError as err:
         msg = f"{path}: not valid YAML ({err})"
         raise InvalidInputError(msg) from None
@@ -172,8 +190,10 @@ def load_tiers() -> dict[str, dict[str, str]]:
     return {k: {"tier": str(v["tier"]), "reason": str(v["reason"])} for k, v in rows.items()}
 
 
-def load_all(extra_dir: Path | None = None) -> list[Loaded]:
-    """Every scenario: the package's, then `extra_dir`'s (ids must be unique)."""
+def load_all(extra_dir: Path | None = None, *, allow_outside: bool = False) -> list[Loaded]:
+    """Every scenario: the package's, then `extra_dir`'s (ids must be unique).
+    `allow_outside` (the `--allow-outside` flag) admits documents outside their folder,
+    as a scenario's own `setup.allow_outside` does."""
     tiers = load_tiers()
     files = sorted((data_dir() / "scenarios").rglob("*.yaml"))
     if extra_dir is not None:
@@ -190,7 +210,11 @@ def load_all(extra_dir: Path | None = None) -> list[Loaded]:
                 raise InvalidInputError(msg)
             seen[sc.id] = path
             row = tiers.get(sc.id, {"tier": "custom", "reason": "not listed in ci_tiers.json"})
-            docs = tuple(resolve_document(d, path) for d in sc.setup.index_documents)
+            admit = allow_outside or sc.setup.allow_outside
+            docs = tuple(
+                resolve_document(d, path, index=i, allow_outside=admit)
+                for i, d in enumerate(sc.setup.index_documents)
+            )
             out.append(Loaded(sc, path, docs, row["tier"], row["reason"]))
     return out
 

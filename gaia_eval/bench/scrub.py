@@ -223,6 +223,10 @@ _KEYED = {
     + rb")(?P<v_docker>[A-Za-z0-9+/]{4,}={0,2})",
     "secret-assignment": rb"(?P<k_assign>(?i:password|passwd|pwd|secret|token|api_?key)"
     rb"(?i:[_-]?key)?" + _ASSIGN + rb""")(?P<v_assign>[^\s"'`()\[\]{}<>,;&\\]{8,256})""",
+    "basic-auth": rb"(?P<k_basic>(?<![A-Za-z0-9_-])(?i:basic)[ \t]{1,16})"
+    rb"(?P<v_basic>[A-Za-z0-9+/]{2,}={0,2})(?![A-Za-z0-9_-])",
+    "cli-password": rb"(?P<k_mysql>(?<![A-Za-z0-9_-])mysql[a-z]{0,8}"
+    rb"(?:[ \t]{1,16}[^\s]{1,256}?){0,15}?[ \t]{1,16}-p)(?P<v_mysql>[^\s]+)",
 }
 _KEYED_GROUP = {
     "aws": "aws",
@@ -231,6 +235,8 @@ _KEYED_GROUP = {
     "pgpass": "pgpass",
     "docker": "docker-auth",
     "assign": "secret-assignment",
+    "basic": "basic-auth",
+    "mysql": "cli-password",
 }
 
 
@@ -239,13 +245,13 @@ def _keyed_ok(kind: str, value: bytes) -> bool:
     import base64
     import binascii
 
-    if kind == "docker-auth":
+    if kind in ("docker-auth", "basic-auth"):
         try:
             user, colon, pw = base64.b64decode(value, validate=True).partition(b":")
         except (binascii.Error, ValueError):
             return False
         return bool(colon and user and pw)
-    if kind in ("netrc", "pgpass"):
+    if kind in ("netrc", "pgpass", "cli-password"):
         return _url_ok(value)
     if kind == "secret-assignment":
         classes = sum(bool(re.search(c, value)) for c in (rb"[a-z]", rb"[A-Z]", rb"[0-9]"))

@@ -13,8 +13,8 @@ from gaia_eval.cli._runflags import (
     local_server_for,
     resolve_baseline,
 )
-from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
-from gaia_eval.core.runmeta import timestamp_slug
+from gaia_eval.core.errors import EXIT_OK, InvalidInputError
+from gaia_eval.core.rundir import default_run_dir
 
 if TYPE_CHECKING:
     from gaia_eval.code_bench.runner import CodeConfig
@@ -42,8 +42,8 @@ def _check_needs(
     """Refuse, in one message, a run that lacks something (exit 2: the harness's CLI, the
     model's SDK or key, mypy for typed tasks) or whose model server does not answer
     (exit 3)."""
+    from gaia_eval.agents import preflight
     from gaia_eval.code_bench.definitions import CodeTask
-    from gaia_eval.tasks import preflight
     from gaia_eval.tasks.settings import env
 
     typed = [t.id for t in tasks if isinstance(t, CodeTask) and "mypy" in t.needs]
@@ -64,12 +64,12 @@ def _check_needs(
 
 def _config(args: argparse.Namespace) -> tuple[CodeConfig, list[str]]:
     """(config, the recorded command line)."""
+    from gaia_eval.agents.harnesses.choose import choose_harness
     from gaia_eval.code_bench.definitions import load_tasks, select
     from gaia_eval.code_bench.replays import named_replays
     from gaia_eval.code_bench.runner import DEFAULT_RUN_TIMEOUT_S, TESTS_TIMEOUT_S, CodeConfig
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks.harnesses.choose import choose_harness
     from gaia_eval.tasks.settings import env
 
     argv = RecordedArgv("code", "run")
@@ -159,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
 
     cfg, argv = _config(args)
     if args.out is None and args.resume is None:
-        args.out = Path("eval/results") / f"code-{timestamp_slug()}"
+        args.out = default_run_dir("code")
     if args.out is not None:
         argv += ["--out", str(args.out)]
     return run_suite(CodeBenchSuite(cfg), args, argv=argv)
@@ -176,6 +176,7 @@ def _load(folder: Path) -> tuple[object, Path]:
 def cmd_gate(args: argparse.Namespace) -> int:
     from gaia_eval.code_bench.suite import CodeBenchSuite
     from gaia_eval.core.gate import compare
+    from gaia_eval.core.gate import exit_code as gate_exit_code
     from gaia_eval.core.report import terminal_summary
     from gaia_eval.core.results import Envelope
     from gaia_eval.core.runloop import load_baseline, write_outputs
@@ -190,7 +191,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         print(line)
     for kind, p in paths.items():
         print(f"  {kind}: {p}")
-    return EXIT_OK if env.verdict.passed else EXIT_GATE_FAILED
+    return gate_exit_code(env.verdict)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -99,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from gaia_eval.cli._runflags import run_suite
-    from gaia_eval.code_retrieval.runner import CodeRetrievalSuite, RunOptions
+    from gaia_eval.code_retrieval.runner import RunOptions
+    from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
 
     _check_flags(args)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from gaia_eval.cli._runflags import add_run_flags, non_negative, run_suite
 from gaia_eval.core.errors import GateFailedError, InvalidInputError
+from gaia_eval.core.rundir import default_run_dir
 
 EPILOG = (
     "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
@@ -180,7 +181,8 @@ def _compare(args: argparse.Namespace) -> int:
     from gaia_eval.core.report import section_markdown, verdict_section
     from gaia_eval.core.results import load_envelope
     from gaia_eval.core.suite import legacy_converters
-    from gaia_eval.retrieval.runner import SUITE, RagSuite
+    from gaia_eval.retrieval.runner import SUITE
+    from gaia_eval.retrieval.suite import RagSuite
 
     # `--compare pr CURRENT`: either side may name a shipped file (core/baselines).
     base_path, cur_path = (baselines.resolve(str(p), "retrieval") for p in args.compare)
@@ -292,9 +294,9 @@ def _run(args: argparse.Namespace) -> int:
     answer_model = parse_model_spec(model, "--model") if model else None
     judge = parse_model_spec(args.judge, "--judge") if args.judge else None
 
-    from gaia_eval.core.runmeta import timestamp_slug
     from gaia_eval.retrieval.dataset import builtin_dataset_path
-    from gaia_eval.retrieval.runner import DatasetSource, RagSuite
+    from gaia_eval.retrieval.runner import DatasetSource
+    from gaia_eval.retrieval.suite import RagSuite
     from gaia_eval.retrieval.systems import DEFAULT_EMBEDDER, plugin_maker, reference_maker
 
     sources = [
@@ -334,6 +336,5 @@ def _run(args: argparse.Namespace) -> int:
         # Before anything is indexed: a VLM that cannot read stops the run with its error.
         VisionModel(args.vlm).probe()
     if args.out is None and args.resume is None:
-        name = f"retrieval-rag-{_slug(suite.run_tier())}-{timestamp_slug()}"
-        args.out = Path("eval") / "results" / name
+        args.out = default_run_dir(f"retrieval-rag-{_slug(suite.run_tier())}")
     return run_suite(suite, args)

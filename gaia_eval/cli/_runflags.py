@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.rundir import RESULTS_ROOT
 
 if TYPE_CHECKING:
     from gaia_eval.core.runloop import RunOutcome
@@ -67,7 +68,8 @@ def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None
     g.add_argument(
         "--out",
         type=Path,
-        help="run folder (default eval/results/<suite>-<timestamp>); must be new or empty",
+        help=f"run folder (default {RESULTS_ROOT.as_posix()}/<suite>-<timestamp>); "
+        "must be new or empty",
     )
     g.add_argument(
         "--resume",
@@ -264,7 +266,10 @@ def expand_resume(argv: Sequence[str]) -> list[str]:
         return argv  # argparse reports the missing value
     results = Path(folder) / "results.json"
     if not results.is_file():
-        return argv  # the run loop names the problem
+        # Said here: left to argparse, `retrieval --resume DIR` (no --component, which
+        # only the recorded command line supplies) read as "unrecognized arguments".
+        msg = f"--resume {folder}: no results.json there; pass the folder of an earlier run"
+        raise InvalidInputError(msg)
     from gaia_eval.core.results_io import read_json
 
     data = read_json(results)

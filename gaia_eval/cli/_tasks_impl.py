@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gaia_eval.cli._runflags import RecordedArgv, local_server_for
 from gaia_eval.core.errors import EXIT_GATE_FAILED, InvalidInputError
 from gaia_eval.core.results_io import read_json, write_json, write_text
-from gaia_eval.core.runmeta import timestamp_slug
+from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.tasks.definitions import data_dir, load_tasks
 from gaia_eval.tasks.settings import env, number, required, setting
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the runner imports the harnesses and the LLM clients
 
 def _harness(args: argparse.Namespace, argv: RecordedArgv) -> tuple[Any, str, str, dict[str, Any]]:
     """(harness, model, system, harness settings) of --harness and its options."""
-    from gaia_eval.tasks.harnesses.choose import choose_harness
+    from gaia_eval.agents.harnesses.choose import choose_harness
 
     choice = choose_harness(
         setting(args, "harness") or "builtin",
@@ -48,8 +48,8 @@ def _gateway(
 ) -> tuple[str | None, str]:  # fmt: skip
     """(gateway URL, client suffix) the harness's model calls go through: `--gateway-url`,
     else a gateway of the run's own (stopped with it); (None, "") for no model route."""
-    from gaia_eval.tasks import gateway
-    from gaia_eval.tasks.routing import route_for
+    from gaia_eval.agents import gateway
+    from gaia_eval.agents.routing import route_for
 
     route = route_for(harness.name, spec)
     if route is None:
@@ -71,9 +71,9 @@ def _run_config(
     args: argparse.Namespace, stack: contextlib.ExitStack | None = None
 ) -> tuple[TasksConfig, list[str]]:
     """(config, the recorded command line); the run's gateway, if any, lives in `stack`."""
+    from gaia_eval.agents import credentials, preflight
     from gaia_eval.llm.pricing import parse_price
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks import credentials, preflight
     from gaia_eval.tasks.runner import DEFAULT_RUN_TIMEOUT_S, TasksConfig
 
     argv = RecordedArgv("tasks", "run")
@@ -96,7 +96,7 @@ def _run_config(
     harness, model, system, harness_settings = _harness(args, argv)
     agent = parse_model_spec(model) if harness.name == "builtin" else None
     if harness.name == "claude-code":
-        from gaia_eval.tasks.routing import claude_code_spec
+        from gaia_eval.agents.routing import claude_code_spec
 
         routed = claude_code_spec(model)  # an open model: through the gateway
     else:
@@ -161,8 +161,8 @@ def _run_config(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from gaia_eval.agents import credentials
     from gaia_eval.llm.local_server import local_servers
-    from gaia_eval.tasks import credentials
 
     # The judge's credentials are out of this process until the judge step; `local` specs
     # share one server for the run, and the run's gateway (if any) sits in front of it;
@@ -178,9 +178,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     cfg, argv = _run_config(args, stack)
     if args.out is None and args.resume is None:
         out = env("out")
-        args.out = (
-            Path(out) if out else Path("eval/results") / f"tasks-{cfg.suite}-{timestamp_slug()}"
-        )
+        args.out = Path(out) if out else default_run_dir(f"tasks-{cfg.suite}")
         argv += ["--out", str(args.out)]
     meter = _meter(args, argv, cfg, stack)
     rc = run_suite(TasksSuite(cfg), args, argv=argv)
@@ -194,7 +192,7 @@ def _meter(
 ) -> Any:
     """`--meter NAME`: the account lock (held for the run) and the opening snapshot, in the
     run's setup; a resumed run keeps its first opening snapshot, so the delta covers it all."""
-    from gaia_eval.tasks import meter as meters
+    from gaia_eval.agents import meter as meters
 
     name = setting(args, "meter")
     if not name:
@@ -216,9 +214,9 @@ def _meter(
 def _close_meter(m: Any, cfg: TasksConfig, folder: Path) -> None:
     """The closing snapshot (after the meter's lag), written into results.json and the
     reports, whose run cost is then the metered one."""
+    from gaia_eval.agents import meter as meters
     from gaia_eval.core.results import load_envelope
     from gaia_eval.core.runloop import write_outputs
-    from gaia_eval.tasks import meter as meters
     from gaia_eval.tasks.suite import TasksSuite
 
     assert cfg.meter is not None
@@ -236,8 +234,8 @@ def _close_meter(m: Any, cfg: TasksConfig, folder: Path) -> None:
 def _judge_spec(args: argparse.Namespace, why: str, *, toolchain: bool = False) -> Any:
     """The --judge-model spec, with its SDK and credentials checked (and pytest, when the
     command runs tasks)."""
+    from gaia_eval.agents import preflight
     from gaia_eval.llm.spec import parse_model_spec
-    from gaia_eval.tasks import preflight
 
     spec = parse_model_spec(required(args, "judge_model", why), "--judge-model")
     preflight.check(judge=spec, claude_bin=env("claude") or "claude", toolchain=toolchain)
@@ -275,10 +273,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_controls(args: argparse.Namespace) -> int:
+    from gaia_eval.agents.harnesses.replay import ReplayHarness
     from gaia_eval.cli._runflags import run_suite
     from gaia_eval.core.results import load_envelope
     from gaia_eval.tasks.controls import CONTROL_TASK, assess
-    from gaia_eval.tasks.harnesses.replay import ReplayHarness
     from gaia_eval.tasks.results import task_result
     from gaia_eval.tasks.runner import TasksConfig
     from gaia_eval.tasks.suite import ControlsSuite
@@ -388,6 +386,7 @@ def _cards(dirs: list[Path]) -> list[Any]:
 def cmd_gate(args: argparse.Namespace) -> int:
     import os
 
+    from gaia_eval.core.gate import exit_code as gate_exit_code
     from gaia_eval.core.report import terminal_summary
     from gaia_eval.core.runloop import write_outputs
     from gaia_eval.core.suite import suite_class
@@ -439,7 +438,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for note in v.notes:
         print(f"  note: {note}")
     print(f"  report: {folder / 'report.md'}")
-    return EXIT_GATE_FAILED if not v.passed and args.enforce else 0
+    return gate_exit_code(v) if args.enforce else 0  # without --enforce: report only
 
 
 def cmd_propose(args: argparse.Namespace) -> int:
@@ -474,9 +473,9 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     import os
     import threading
 
+    from gaia_eval.agents import gateway
     from gaia_eval.llm.local_server import local_servers, shared_server
     from gaia_eval.scrub import register_known
-    from gaia_eval.tasks import gateway
 
     with local_servers():
         url = args.upstream

@@ -72,7 +72,8 @@ def select(
     ids = setting(args, "tasks")
     wanted = [t.strip() for t in ids.split(",") if t.strip()] if ids else None
     if suite == "swebench":
-        from gaia_eval.tasks import checkout, swebench
+        from gaia_eval.agents import checkout
+        from gaia_eval.tasks import swebench
 
         if wanted:
             msg = "--tasks does not apply to --suite swebench: name instances with --instances"
@@ -147,15 +148,17 @@ def cmd_swebench(args: argparse.Namespace) -> int:
 def rejudge_context(folder: Path, shipped: bool) -> tuple[dict[str, TaskDef], Path | None]:
     """For `tasks judge DIR`: the tasks of a repository run that tasks.json lacks (its
     suite file's, or SWE-bench tasks rebuilt from the row cache) and the run's --work-root."""
+    from gaia_eval.core.items import split_item_id
     from gaia_eval.tasks.definitions import data_dir, load_tasks
-    from gaia_eval.tasks.results import load_run, split_item_id
+    from gaia_eval.tasks.results import load_run
 
     env, _ = load_run(folder)
     argv = env.header.run.argv
     work = Path(argv[argv.index("--work-root") + 1]) if "--work-root" in argv[:-1] else None
     tier = env.header.tier
     if tier == "swebench":
-        from gaia_eval.tasks import checkout, swebench
+        from gaia_eval.agents import checkout
+        from gaia_eval.tasks import swebench
 
         ids = list(dict.fromkeys(split_item_id(r.id)[0] for r in env.items))
         tasks = swebench.build_tasks(ids, checkout.shared_work_root(work))

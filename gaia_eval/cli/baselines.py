@@ -45,6 +45,7 @@ def _describe(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.core import baselines
     from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.core.suite import gate_commands
 
     found = baselines.available(args.suite)
     if args.suite and not found:
@@ -54,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
     if args.paths:
         print("\n".join(str(b.path) for b in found))
         return 0
+    commands = gate_commands()  # each suite registers its own (core/suites.toml)
     rows = [
-        (b.ref, f"{baselines.COMMANDS.get(b.suite, '--gate')} {b.name}", _describe(b.path))
-        for b in found
+        (b.ref, f"{commands.get(b.suite, '--gate')} {b.name}", _describe(b.path)) for b in found
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(2)] if rows else [0, 0]
     for ref, use, what in rows:

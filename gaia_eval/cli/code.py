@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gaia_eval.cli._runflags import add_run_flags, non_negative
+from gaia_eval.core.rundir import RESULTS_ROOT
 
 NAME = "code"
 HELP = "Code-editing benchmark: an agent changes small projects; their tests score it."
@@ -84,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "run",
         help="run an agent on every code task, then grade it by the tests",
         description="Run an agent on every code task and grade each by its visible and hidden "
-        "tests. The run folder (--out, default eval/results/code-<timestamp>) gets "
+        f"tests. The run folder (--out, default {RESULTS_ROOT.as_posix()}/code-<timestamp>) gets "
         "results.json, items.jsonl, report.md, report.html and a folder per task.",
     )
     _run_parser(run)

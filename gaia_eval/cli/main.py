@@ -13,16 +13,21 @@ from types import ModuleType
 
 from gaia_eval import __version__
 from gaia_eval.cli._messages import ArgumentParser
-from gaia_eval.core.errors import EXIT_INTERNAL, EXIT_INVALID, GaiaEvalError, exit_code_for
+from gaia_eval.core.errors import (
+    EXIT_INTERNAL,
+    EXIT_INVALID,
+    GaiaEvalError,
+    disk_full,
+    exit_code_for,
+    exit_table_epilog,
+)
 
 EPILOG = (
     "Every command has --help. Documentation: README.md and docs/ in the gaia_eval source "
     "(docs/architecture.md, docs/runs.md, docs/datasets.md, docs/retrieval-rag.md, "
     "docs/code-retrieval.md, docs/memory.md, docs/tasks.md, docs/sessions.md, "
     "docs/benchmark.md, docs/local-model.md, docs/code-bench.md, docs/agent.md, "
-    "docs/scrubbing.md, docs/probed-cases.md). Exit codes: 0 ok, 1 gate failed, 2 invalid "
-    "input, 3 not comparable or infrastructure outage, 4 eval lock held, 5 secret leak "
-    "refused, 70 internal error, 130 interrupted, 143 terminated (SIGTERM)."
+    "docs/scrubbing.md, docs/probed-cases.md). " + exit_table_epilog()
 )
 
 
@@ -69,8 +74,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints passes the scrubber (core.terminal)."""
+    from gaia_eval.core.terminal import scrubbed_terminal
+
+    with scrubbed_terminal():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from gaia_eval.cli import _runflags
 
+    if argv is None:
+        # The real command: no agent it starts (a process of the same user) may read the
+        # credentials of its start-up environment from /proc/<pid>/environ or its memory
+        # (core.procguard). In-process callers (tests) keep their own process as it is.
+        from gaia_eval.agents.isolation import is_secret_name
+        from gaia_eval.core.procguard import private_memory
+
+        private_memory(is_secret_name)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
@@ -91,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("gaia-eval: interrupted; everything finished is saved", file=sys.stderr)
         return exit_code_for(err)
     except Exception as err:  # a bug: one line, the traceback saved, exit 70
-        return _internal(err)
+        full = disk_full(err)  # ...unless the disk is full: an infrastructure stop, exit 3
+        return _fail(full) if full is not None else _internal(err)
 
 
 def _say(text: str) -> None:

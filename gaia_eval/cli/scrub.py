@@ -32,6 +32,7 @@ NAME = "scrub"
 HELP = "Redact secrets (known values and secret shapes) from files or stdin."
 
 CHUNK = 1 << 20
+MAX_CHUNK = 64 << 20
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,8 +129,9 @@ def _check_in_place(path: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.scrub import make_scrubber
 
-    if args.chunk_size < 1:
-        msg = "--chunk-size must be a positive number of bytes"
+    if not 1 <= args.chunk_size <= MAX_CHUNK:
+        # A huge step is one huge read buffer: 99999999999999 was a MemoryError traceback.
+        msg = f"--chunk-size must be a positive number of bytes, at most {MAX_CHUNK} (64 MiB)"
         raise InvalidInputError(msg)
     if args.in_place and not args.files:
         msg = "--in-place needs at least one FILE (stdin cannot be rewritten)"

@@ -64,10 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _default_out(mode: str) -> Path:
-    from gaia_eval.core.runmeta import timestamp_slug
+    from gaia_eval.core.rundir import default_run_dir
 
-    name = "sessions-controls" if mode == "controls" else "sessions"
-    return Path("eval") / "results" / f"{name}-{timestamp_slug()}"
+    return default_run_dir("sessions-controls" if mode == "controls" else "sessions")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,10 +89,10 @@ def _harness(args: argparse.Namespace, dataset: object) -> tuple[object, str, st
     """(harness, system label, model label) of --harness."""
     import json
 
+    from gaia_eval.agents.harnesses.registry import build_harness
     from gaia_eval.core.errors import InvalidInputError
     from gaia_eval.llm.spec import parse_model_spec
     from gaia_eval.sessions.models import SessionDataset
-    from gaia_eval.tasks.harnesses.registry import build_harness
 
     assert isinstance(dataset, SessionDataset)
     name = args.harness

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gaia_eval.cli import _tasks_repo
 from gaia_eval.cli._runflags import add_run_flags
+from gaia_eval.core.rundir import RESULTS_ROOT
 from gaia_eval.tasks.settings import ENV, SPEC_ENV
 
 NAME = "tasks"
@@ -97,7 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "run",
         help="run an agent on each task of a suite, then judge",
         description=f"Run an agent on each task of a suite, then judge. The run folder (--out, "
-        f"default eval/results/tasks-<suite>-<timestamp>) [{_var('out')}] gets results.json, "
+        f"default {RESULTS_ROOT.as_posix()}/tasks-<suite>-<timestamp>) [{_var('out')}] gets "
+        "results.json, "
         "items.jsonl, report.md, report.html and a folder per task.",
     )
     _run_parser(run)

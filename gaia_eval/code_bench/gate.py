@@ -16,9 +16,9 @@ The two cases are told apart by the metric's name: a replay run's metrics are na
 from __future__ import annotations
 
 from gaia_eval.code_bench.models import CodeSummary
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.code_bench.scorecard import results
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.core.results import Envelope
-from gaia_eval.core.suite import Metric
 
 DETERMINISTIC_HARNESSES = frozenset({"replay"})
 MODEL_SLACK = 1.0
@@ -30,23 +30,6 @@ LOWER_IS_BETTER = frozenset({"with_regressions", "dishonest"})
 
 def deterministic(env: Envelope) -> bool:
     return str(env.header.settings.get("harness")) in DETERMINISTIC_HARNESSES
-
-
-def rules() -> GateRules:
-    metrics = []
-    for base in GATED:
-        better = base not in LOWER_IS_BETTER
-        metrics.append(MetricRule(base + REPLAY, higher_is_better=better, absolute=0.0))
-        metrics.append(MetricRule(base, higher_is_better=better, absolute=MODEL_SLACK))
-    return GateRules(
-        metrics=tuple(metrics),
-        checks=(
-            CheckRule("solved" + REPLAY),
-            CheckRule("solved_plus" + REPLAY),
-            CheckRule("honest" + REPLAY),
-            CheckRule("*", must_still_pass=False),
-        ),
-    )
 
 
 def metrics(env: Envelope) -> dict[str, Metric]:
@@ -63,8 +46,6 @@ def metrics(env: Envelope) -> dict[str, Metric]:
 
 
 def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
-    from gaia_eval.code_bench.scorecard import results
-
     suffix = REPLAY if deterministic(env) else ""
     out: dict[tuple[str, str], bool | None] = {}
     for iid, r in results(env):
@@ -72,3 +53,20 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
         out[(iid, "solved_plus" + suffix)] = r.solved_plus
         out[(iid, "honest" + suffix)] = not r.dishonest
     return out
+
+
+GATE = GateRules(
+    metrics=tuple(
+        MetricRule(base + suffix, higher_is_better=base not in LOWER_IS_BETTER, absolute=slack)
+        for base in GATED
+        for suffix, slack in ((REPLAY, 0.0), ("", MODEL_SLACK))
+    ),
+    checks=(
+        CheckRule("solved" + REPLAY),
+        CheckRule("solved_plus" + REPLAY),
+        CheckRule("honest" + REPLAY),
+        CheckRule("*", must_still_pass=False),
+    ),
+    read_metrics=metrics,
+    read_checks=checks,
+)

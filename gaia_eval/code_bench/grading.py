@@ -8,65 +8,47 @@ tox.ini, setup.cfg, pyproject.toml ([tool.pytest] lives there), sitecustomize.py
 usercustomize.py, .pth file and compiled module (.pyc, .so, .pyd): the shipped version
 where there is one, removed where there is none. A model planting a conftest.py that marks
 every test passed (aider#5681) gets a grade of its code, not of its conftest.
+
+The copy, the runner-file rules, the tampering scan and the test run are the shared
+grader's (agents.grader): the hidden tests are copied in only after the agent's processes
+are gone, they run in an interpreter and with a configuration the project cannot shape,
+their bytes are checked after the run, and the outcomes come from the grader's own report.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia_eval.agents.checks import check_probe
+from gaia_eval.agents.grader import (
+    copy_tree,
+    files,
+    put_back_runner_files,
+    same_file,
+    source_tampering,
+)
+from gaia_eval.agents.models import CheckRecord
+from gaia_eval.agents.workspace import touched_files
 from gaia_eval.code_bench.definitions import HIDDEN_TESTS, VISIBLE_TESTS, CodeTask
 from gaia_eval.code_bench.testrun import PytestRun, run_pytest
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.tasks.checks import check_probe
-from gaia_eval.tasks.models import CheckRecord
-from gaia_eval.tasks.workspace import IGNORED, touched_files
 
-PROTECTED_NAMES = frozenset(
-    {
-        "conftest.py",
-        "pytest.ini",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-        "sitecustomize.py",
-        "usercustomize.py",
-    }
-)
-PROTECTED_SUFFIXES = (".pth", ".pyc", ".so", ".pyd")
-_IMPORTS_PYTEST = re.compile(r"^\s*(?:import|from)\s+_?pytest\b", re.MULTILINE)
 INVARIANT_TIMEOUT_S = 120.0
-
-
-def _files(root: Path) -> dict[str, Path]:
-    if not root.exists():
-        return {}
-    return {
-        p.relative_to(root).as_posix(): p
-        for p in sorted(root.rglob("*"))
-        if p.is_file() or p.is_symlink()
-    }
-
-
-def _same(a: Path, b: Path) -> bool:
-    if a.is_symlink() or b.is_symlink():
-        return False
-    return a.read_bytes() == b.read_bytes()
 
 
 def _put_back_folder(dest: Path, shipped: Path | None, name: str, notes: list[str]) -> None:
     """`dest/name` becomes exactly `shipped` (or absent); every difference is noted."""
     target = dest / name
-    have = _files(target)
-    want = _files(shipped) if shipped is not None else {}
+    have = files(target)
+    want = files(shipped) if shipped is not None else {}
     for rel, path in have.items():
         if rel not in want:
             notes.append(f"{name}/{rel} (removed)")
-        elif not _same(path, want[rel]):
+        elif not same_file(path, want[rel]):
             notes.append(f"{name}/{rel} (restored)")
     notes += [f"{name}/{rel} (restored)" for rel in want if rel not in have]
     if target.is_symlink() or target.is_file():
@@ -77,53 +59,23 @@ def _put_back_folder(dest: Path, shipped: Path | None, name: str, notes: list[st
         shutil.copytree(shipped, target)
 
 
-def _protected(rel: str) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return name in PROTECTED_NAMES or name.endswith(PROTECTED_SUFFIXES)
-
-
 def graded_copy(project: Path, baseline: Path, hidden: Path, dest: Path) -> list[str]:
     """Copy `project` to `dest` with everything that could force a pass put back from
     `baseline` (the untouched project) and the hidden tests added; what was put back."""
-    shutil.copytree(project, dest, ignore=shutil.ignore_patterns(*IGNORED, ".git"), symlinks=True)
+    copy_tree(project, dest)
     notes: list[str] = []
     _put_back_folder(dest, baseline / VISIBLE_TESTS, VISIBLE_TESTS, notes)
     if (dest / HIDDEN_TESTS).exists():
         notes.append(f"{HIDDEN_TESTS}/ (removed: the project's own folder of that name)")
     _put_back_folder(dest, hidden, HIDDEN_TESTS, [])
-    skip = (f"{VISIBLE_TESTS}/", f"{HIDDEN_TESTS}/")
-    shipped = _files(baseline)
-    for rel, path in _files(dest).items():
-        if rel.startswith(skip) or not _protected(rel):
-            continue
-        original = shipped.get(rel)
-        if original is None:
-            path.unlink()
-            notes.append(f"{rel} (removed)")
-        elif not _same(path, original):
-            path.unlink()
-            shutil.copy2(original, path)
-            notes.append(f"{rel} (restored)")
-    for rel, original in shipped.items():
-        if _protected(rel) and not rel.startswith(skip) and not (dest / rel).exists():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(original, dest / rel)
-            notes.append(f"{rel} (restored)")
+    notes += put_back_runner_files(dest, baseline, skip=(VISIBLE_TESTS, HIDDEN_TESTS))
     return sorted(notes)
 
 
 def tampering(dest: Path) -> list[str]:
     """Code under test that reaches into the test runner (it can only be there to steer
-    the verdict): a non-test module importing pytest."""
-    out = []
-    for rel, path in _files(dest).items():
-        if rel.startswith((f"{VISIBLE_TESTS}/", f"{HIDDEN_TESTS}/")) or not rel.endswith(".py"):
-            continue
-        if path.is_symlink():
-            continue
-        if _IMPORTS_PYTEST.search(path.read_text(encoding="utf-8", errors="replace")):
-            out.append(f"{rel} imports pytest")
-    return out
+    the verdict), in any spelling, or stands in for a module the runner uses."""
+    return source_tampering(dest, skip=(VISIBLE_TESTS, HIDDEN_TESTS))
 
 
 @dataclass
@@ -179,11 +131,23 @@ def expected_ids(before: PytestRun) -> tuple[list[str], list[str]]:
 
 
 def run_tests(
-    dest: Path, env: Mapping[str, str], timeout_s: float, *, tb: str = "no", hidden: bool = True
+    dest: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    *,
+    tb: str = "no",
+    hidden: bool = True,
+    expected: list[str] | None = None,
 ) -> PytestRun:
     paths = [VISIBLE_TESTS, HIDDEN_TESTS] if hidden else [VISIBLE_TESTS]
     return run_pytest(
-        dest, paths, env=env, config_dir=dest.parent / "config", timeout_s=timeout_s, tb=tb
+        dest,
+        paths,
+        env=env,
+        config_dir=dest.parent / "config",
+        timeout_s=timeout_s,
+        tb=tb,
+        expected=expected,
     )
 
 
@@ -233,7 +197,9 @@ def grade(
     # A graded copy that is the untouched project file for file (the agent changed nothing,
     # or only what was put back) is the tree `before` ran on: its outcomes stand.
     changed = [p for p in touched_files(baseline, dest) if not p.startswith(f"{HIDDEN_TESTS}/")]
-    run = before if not changed else run_tests(dest, env, timeout_s)
+    # Every test the untouched project collected must be collected again (a project that
+    # makes pytest skip collecting a test has steered the run).
+    run = before if not changed else run_tests(dest, env, timeout_s, expected=before.collected)
     visible, hidden = expected_ids(before)
     result = Grade(
         folder=dest,
@@ -243,8 +209,7 @@ def grade(
         restored=restored,
         tampered=tampering(dest),
     )
-    if run.forgery:
-        result.tampered.append(f"test output not trusted: {run.forgery}")
+    result.tampered += [f"test run not trusted: {t}" for t in run.tampered]
     result.regressions = [
         t for t, o in sorted(before.outcomes.items()) if o == "passed" and run.outcomes.get(t) != o
     ]

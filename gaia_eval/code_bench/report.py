@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
 from gaia_eval.core.charts import bars
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Section, Table, fmt
+from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
+from gaia_eval.core.results import Envelope
 
 
 def _pct(value: float | None) -> str:
@@ -230,3 +231,16 @@ def comparison(rows: Sequence[tuple[str, str, str, CodeSummary]]) -> Table:
             for folder, system, model, s in rows
         ],
     )
+
+
+def _summary(env: Envelope) -> CodeSummary:
+    return CodeSummary.model_validate(env.summary)
+
+
+def _sections(env: Envelope) -> list[Section]:
+    from gaia_eval.code_bench.scorecard import results
+
+    return sections(_summary(env), results(env))
+
+
+REPORT = Report(headline=lambda env: headline(_summary(env)), sections=_sections)

@@ -19,6 +19,12 @@ from pathlib import Path
 from threading import Lock
 from typing import Any, ClassVar
 
+from gaia_eval.agents.checks import EDIT_TOOLS
+from gaia_eval.agents.harnesses.base import Harness
+from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.models import AgentOutcome, Transcript
+from gaia_eval.agents.run import Fence, agent_cost, run_agent
+from gaia_eval.agents.workspace import copy_project, tree_diff
 from gaia_eval.code_bench.definitions import CodeTask, data_dir
 from gaia_eval.code_bench.grading import Grade, grade, run_tests, run_untouched
 from gaia_eval.code_bench.honesty import explains_refusal, outage, success_claims
@@ -27,12 +33,6 @@ from gaia_eval.code_bench.testrun import PytestRun, grading_env
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
-from gaia_eval.tasks.checks import EDIT_TOOLS
-from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.models import AgentOutcome, Transcript
-from gaia_eval.tasks.runner import Fence, agent_cost, run_agent
-from gaia_eval.tasks.workspace import copy_project, tree_diff
 
 DEFAULT_RUN_TIMEOUT_S = 1200.0  # the task timeout (docs/code-bench.md)
 TESTS_TIMEOUT_S = 300.0
@@ -227,6 +227,9 @@ def run_code_task(
     """Run `task` once (with its tries); InfrastructureError when the agent's backend was
     down."""
     item_dir.mkdir(parents=True, exist_ok=True)
+    from gaia_eval.agents.grader import remember_runner
+
+    remember_runner()  # before any agent: the grader's runner as it was
     # Absolute: the harness child runs in the project folder.
     ws = copy_project(task.project_dir, work_root.resolve(), prefix=task.id)
     untouched.start(task)
@@ -237,7 +240,12 @@ def run_code_task(
     if cfg.fence:
         # The answer keys (solutions, hidden tests), the results, the run's scratch space,
         # every other task's workdir and this task's snapshot are invisible to the agent.
-        hide = [data_dir(), results_dir.resolve(), temp.resolve(), work_root.resolve()]
+        from gaia_eval.agents.fence import standard_hide
+
+        hide = [
+            *standard_hide(data_dir(), results_dir.resolve(), work_root.resolve()),
+            temp.resolve(),
+        ]
         if task.folder.resolve() not in (p.resolve() for p in hide):
             hide.append(task.folder.resolve())
         fence = Fence(hide=hide, expose=[ws.root], rehide=[ws.baseline])

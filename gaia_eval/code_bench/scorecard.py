@@ -5,8 +5,8 @@ from __future__ import annotations
 import statistics
 
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult, CostTotal, Split
+from gaia_eval.core.items import split_item_id
 from gaia_eval.core.results import Envelope
-from gaia_eval.tasks.results import split_item_id
 
 
 def _rate(n: int, d: int) -> float | None:

@@ -13,19 +13,18 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from gaia_eval.code_bench import gate, report
+from gaia_eval.agents.isolation import agent_env
 from gaia_eval.code_bench.definitions import CodeTask
+from gaia_eval.code_bench.gate import GATE
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
+from gaia_eval.code_bench.report import REPORT
 from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
-from gaia_eval.code_bench.scorecard import results, summarise
+from gaia_eval.code_bench.scorecard import summarise
 from gaia_eval.code_bench.testrun import grading_env
-from gaia_eval.core.gate import GateRules
-from gaia_eval.core.report import Section
+from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.results import Envelope
-from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
-from gaia_eval.tasks.isolation import agent_env
-from gaia_eval.tasks.results import item_dir, item_id, select_tasks
 
 
 def _version(dist: str) -> str | None:
@@ -40,6 +39,8 @@ class CodeBenchSuite(Suite):
     title = "Code benchmark"
     item_model = CodeTaskResult
     item_noun = "task"
+    gate = GATE
+    report = REPORT
 
     def __init__(self, cfg: CodeConfig) -> None:
         self.cfg = cfg
@@ -90,6 +91,11 @@ class CodeBenchSuite(Suite):
             ctx.setup[RECORD_KEY] = self.cfg.local_model.model_dump(mode="json")
         if self.cfg.keep_workdirs:
             ctx.setup["work_root"] = str(self.work_root(ctx))
+        from gaia_eval.agents.fence import register_run
+
+        # Every run, fenced or not, so that later fenced runs hide it (its workspace.diff
+        # files are answers) wherever it is.
+        register_run(ctx.out_dir)
         temp = Path(str(ctx.setup["_temp"]))
         # The grading environment, as the attempts are graded in (runner.run_code_task).
         env = grading_env(agent_env(), temp / "mypy-cache")
@@ -122,23 +128,3 @@ class CodeBenchSuite(Suite):
     @classmethod
     def summarise(cls, env: Envelope) -> CodeSummary:
         return summarise(env)
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return gate.rules()
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        return gate.metrics(env)
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        return gate.checks(env)
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        return report.headline(CodeSummary.model_validate(env.summary))
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        return report.sections(CodeSummary.model_validate(env.summary), results(env))

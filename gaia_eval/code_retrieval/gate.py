@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from gaia_eval.code_retrieval.models import CodeSummary
 from gaia_eval.code_retrieval.quality import distinct_sets
-from gaia_eval.core.compare.metrics import ItemMetric
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
+from gaia_eval.core.compare.metrics import ItemMetric, collect, from_checks
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.core.results import Envelope
-from gaia_eval.core.suite import Metric
 
 MAX_DROP = 0.05
 GATED = (
@@ -26,18 +25,6 @@ GATED = (
     "file_mrr",
     "symbol_recall@5",
     "symbol_recall@10",
-)
-
-RULES = GateRules(
-    metrics=tuple(MetricRule(f"*/semantic {m}") for m in GATED),
-    checks=(
-        CheckRule("scenario * passed"),
-        CheckRule("scenario * recovers"),
-        CheckRule("hazard *"),
-        CheckRule("correct", must_still_pass=False),  # extra() fails any drift
-    ),
-    default_tolerance=MAX_DROP,
-    unasked_fail=True,
 )
 
 
@@ -94,7 +81,6 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
     recall@5 and file reciprocal rank (gated, as the gate gates their means), and symbol
     recall@5 where gold symbols exist. The grep baseline does not change between runs."""
     from gaia_eval.code_retrieval.models import QueryRecord
-    from gaia_eval.core.compare.metrics import collect
 
     scored = [
         (rec.id, q.semantic)
@@ -122,3 +108,25 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
             gated=True,
         ),
     ]
+
+
+def item_metrics(env: Envelope) -> list[ItemMetric]:
+    """compare_metrics, then the gate's item checks (scenarios, hazards) as pass/fail."""
+    return compare_metrics(env) + from_checks(GATE, env)
+
+
+GATE = GateRules(
+    metrics=tuple(MetricRule(f"*/semantic {m}") for m in GATED),
+    checks=(
+        CheckRule("scenario * passed"),
+        CheckRule("scenario * recovers"),
+        CheckRule("hazard *"),
+        CheckRule("correct", must_still_pass=False),  # extra() fails any drift
+    ),
+    default_tolerance=MAX_DROP,
+    unasked_fail=True,
+    read_metrics=metrics,
+    read_checks=checks,
+    extra=extra,
+    item_metrics=item_metrics,
+)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from gaia_eval.agents.checkout import git
 from gaia_eval.code_retrieval.models import Incremental, ReplayStep
 from gaia_eval.code_retrieval.repos import Repos
 from gaia_eval.core.progress import track
 from gaia_eval.core.stats import percentile_nearest_rank
 from gaia_eval.systems.code_index.protocol import CodeIndex
-from gaia_eval.tasks.checkout import git
 
 MIN_COSINE = 0.999
 PROBE_K = 10

@@ -25,6 +25,11 @@ from gaia_eval.core.runmeta import Machine
 from gaia_eval.core.suite import Item
 
 
+def describe(data: dict[str, Any]) -> str | None:
+    """An old code-retrieval results file, named in an error."""
+    return "a code-retrieval results file" if "environment" in data and "suite" in data else None
+
+
 def convert(data: dict[str, Any]) -> dict[str, Any] | None:
     """An envelope document for a pre-engine code-retrieval file, or None if it is not one."""
     if data.get("component") != "code" or data.get("schema") != 1:

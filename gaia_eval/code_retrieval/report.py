@@ -20,7 +20,7 @@ from gaia_eval.code_retrieval.models import (
     ScaleRepo,
 )
 from gaia_eval.code_retrieval.quality import distinct_sets, summarize
-from gaia_eval.core.report import Bullets, Para, Section, Table
+from gaia_eval.core.report import Bullets, Para, Report, Section, Table
 from gaia_eval.core.results import Envelope, ItemRecord
 
 _METRICS = (
@@ -275,3 +275,6 @@ def _scale(sc: Scale) -> Section:
             Bullets([f"**unmeasured** {e.id}: {' '.join(e.reason.split())}" for e in sc.errors])
         )
     return Section("Scale", list(blocks))
+
+
+REPORT = Report(headline=headline, sections=sections)

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gaia_eval.core.errors import InfrastructureError, InvalidInputError
-
 # One git runner and one notion of "local" for every suite that checks out repositories
 # (the tasks suites share this clone cache too).
-from gaia_eval.tasks.checkout import bare_path, git, is_local
+from gaia_eval.agents.checkout import bare_path, git, is_local
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 
 DEFAULT_URL_TEMPLATE = "https://github.com/{repo}.git"
 

@@ -24,15 +24,6 @@ from gaia_eval.core.errors import InvalidInputError
 PREFIX = "builtin:"
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
-# Which command gates against each suite folder (for listings and messages).
-COMMANDS = {
-    "retrieval": "gaia-eval retrieval --component rag --gate",
-    "code-retrieval": "gaia-eval retrieval --component code --gate",
-    "tasks": "gaia-eval tasks gate DIR --expect",
-    "code": "gaia-eval code run --gate",
-    "memory": "gaia-eval memory --gate",
-}
-
 
 def root() -> Path:
     """The baselines folder inside the installed package."""

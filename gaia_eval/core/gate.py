@@ -1,5 +1,15 @@
-"""The one gate engine: a run against a baseline, by rules each suite declares as data.
+"""The one gate engine: every gate of every suite, by rules each suite declares as data.
 
+Rule kinds:
+- **Run against a baseline** (`compare`, rules in `GateRules`: `MetricRule` tolerances and
+  `CheckRule` item checks), below in order.
+- **Fixed bars** (`check_bars`, rules as `Bar`s): a measured number against a limit -- a
+  performance manifest (`benchmark --gate`), a tasks expectations file (`tasks gate`).
+- **Unlike runs are refused** by one implementation (`refuse_fields`), whatever the kind.
+- **One exit-code map** (`exit_code`): 0 passed, 1 failed (a regression), 3 unmeasured or
+  not comparable; invalid input (a bad baseline, a bad manifest) is 2 by its error.
+
+Against a baseline:
 1. A baseline that did not complete, or measured nothing, is refused (exit 2) -- before
    the run, by the run loop, so no minutes are spent on a run that cannot be gated.
 2. Unlike runs are refused (NotComparableError, exit 3) naming the field that differs:
@@ -12,26 +22,41 @@
    missing now fails; one the baseline lacks is reported as not gated.
 5. Item checks: every change is listed (both directions); a pass -> fail of a check whose
    rule says must-still-pass fails, and so does such a check absent now.
-6. The suite's own extra rules (gate_extra) add failures and notes.
+6. The suite's own extra rules (`GateRules.extra`) add failures and notes.
 A run compared with itself passes at tolerance 0.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.core.results import Envelope, Flip, MetricCheck, Verdict
+from gaia_eval.core.errors import (
+    EXIT_GATE_FAILED,
+    EXIT_NOT_COMPARABLE,
+    EXIT_OK,
+    InvalidInputError,
+    NotComparableError,
+)
+from gaia_eval.core.results import Envelope, Flip, Header, MetricCheck, Verdict
 
 if TYPE_CHECKING:
+    from gaia_eval.core.compare.metrics import Distribution, ItemMetric
     from gaia_eval.core.suite import Suite
 
 # Float slack so equal metrics written with a few decimals never fail on rounding.
 _EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A gated number. `n` is how many items it averages, for rules widened on small sets."""
+
+    value: float | None
+    n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -56,15 +81,52 @@ class CheckRule:
     must_still_pass: bool = True
 
 
+def _no_metrics(env: Envelope) -> dict[str, Metric]:
+    return {}
+
+
+def _no_checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    return {}
+
+
+def _no_extra(baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
+    return [], []
+
+
+def _no_distributions(env: Envelope) -> list[Distribution]:
+    return []
+
+
 @dataclass(frozen=True)
 class GateRules:
-    """A suite's gate, as data."""
+    """A suite's gate, as data: the rules, and the pure functions that read the numbers
+    and checks they compare out of an envelope. A suite declares it as `gate = ...`."""
 
     metrics: tuple[MetricRule, ...] = ()
     checks: tuple[CheckRule, ...] = ()
     default_tolerance: float = 0.0
     unasked_fail: bool = False
     """A baseline item this run did not ask for (a filtered run) fails; else it is a note."""
+    read_metrics: Callable[[Envelope], Mapping[str, Metric]] = _no_metrics
+    """Gated metrics by name (the rules select them by pattern)."""
+    read_checks: Callable[[Envelope], Mapping[tuple[str, str], bool | None]] = _no_checks
+    """(item id, check name) -> passed, for flip detection and must-still-pass rules."""
+    extra: Callable[[Envelope, Envelope], tuple[list[str], list[str]]] = _no_extra
+    """Suite-specific (failures, notes) from (baseline, current), beyond metrics and checks."""
+    comparable: Callable[[Header], Mapping[str, Any]] | None = None
+    """What must be equal to gate against a baseline; None: the suite's `comparable_fields`.
+    A suite drops fields here that change only ungated numbers (a RAG run's answer model:
+    answers never enter its gate), while resume and merge still compare them."""
+    item_metrics: Callable[[Envelope], Sequence[ItemMetric]] | None = None
+    """The per-item metrics `gaia-eval compare` tests (core.compare.metrics), with kind,
+    good direction and whether a `worse` call fails; None: the item checks of
+    `read_checks` as pass/fail, gated where a must-still-pass rule covers them."""
+    item_fields: tuple[str, ...] = ()
+    """Numeric fields of an item's result `gaia-eval compare` also tests per item
+    (continuous, higher is better, not gated), beside `item_metrics`."""
+    distributions: Callable[[Envelope], Sequence[Distribution]] = _no_distributions
+    """Unpaired readings `gaia-eval compare` compares by percentiles (latencies per load
+    level); default none."""
 
 
 def check_tolerance(value: float | None, flag: str = "--tolerance") -> float | None:
@@ -91,6 +153,30 @@ def check_baseline(baseline: Envelope, label: str) -> None:
         raise InvalidInputError(msg)
 
 
+def refuse_fields(
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    label: str,
+    *,
+    skip: Sequence[str] = (),
+    theirs: str = "the baseline",
+    fix: str = "gate against a baseline of the same settings (or capture a new baseline "
+    "from a real run)",
+) -> None:
+    """NotComparableError naming the first field (sorted) whose value differs between what
+    a run is gated against (`before`, called `theirs`) and the run (`after`); `skip`: keys
+    not known yet. The one refuse-unlike of every gate kind."""
+    for key in sorted(set(before) | set(after)):
+        if key in skip:
+            continue
+        if before.get(key) != after.get(key):
+            msg = (
+                f"not comparable with {label}: {key} differs ({key} is {before.get(key)!r} "
+                f"in {theirs} and {after.get(key)!r} in this run); {fix}"
+            )
+            raise NotComparableError(msg)
+
+
 def refuse_unlike(
     suite: type[Suite],
     baseline: Envelope,
@@ -99,18 +185,96 @@ def refuse_unlike(
     skip: Sequence[str] = (),
 ) -> None:
     """NotComparableError naming the first field that differs (`skip`: not known yet)."""
-    before = suite.gate_comparable_fields(baseline.header)
-    after = suite.gate_comparable_fields(current.header)
-    for key in sorted(set(before) | set(after)):
-        if key in skip:
+    fields = suite.gate.comparable or suite.comparable_fields
+    refuse_fields(fields(baseline.header), fields(current.header), label, skip=skip)
+
+
+def exit_code(verdict: Verdict | None, *, unmeasured: bool = False) -> int:
+    """The one exit-code map of a gate: 0 passed (or nothing to gate), 1 failed (a
+    regression), 3 unmeasured (nothing to gate the verdict on). Invalid input and unlike
+    runs never reach here: they raise (2 and 3 by their error)."""
+    if unmeasured:
+        return EXIT_NOT_COMPARABLE
+    if verdict is None or verdict.passed:
+        return EXIT_OK
+    return EXIT_GATE_FAILED
+
+
+# ---- fixed bars ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A fixed limit on one measured number: a performance bar, an expectation."""
+
+    name: str
+    limit: float
+    higher_is_better: bool = True
+    rule: str | None = None
+    """How the bar reads in the verdict; default `>= limit` / `<= limit`."""
+    reference: float | None = None
+    """The number the limit was set from (an expectations file's measured value): shown
+    as the check's baseline and named in its failure. None: the limit itself."""
+    must_be_measured: bool = False
+    """A number not measured fails; otherwise it is noted and not checked."""
+    trusted: bool = True
+    """False: the number cannot be trusted (a task unjudged), so the bar fails."""
+    gated: bool = True
+    """False: listed as not gated yet (passes, named in `not_gated`)."""
+
+
+def check_bars(
+    values: Mapping[str, float | None],
+    bars: Sequence[Bar],
+    *,
+    label: str,
+    source: str | None = None,
+    enforce: bool = True,
+) -> Verdict:
+    """One MetricCheck per bar, of `values[bar.name]`. A miss fails; with `enforce` False
+    (report mode) a miss is a note and the verdict passes. `source` names what measured
+    a bar's reference in its failure (`the expectations`)."""
+    misses: list[str] = []
+    notes: list[str] = []
+    verdict = Verdict(passed=False, baseline=label)
+    for bar in bars:
+        value = values.get(bar.name)
+        op = ">=" if bar.higher_is_better else "<="
+        rule = bar.rule or f"{op} {bar.limit:g}"
+        if value is None and not bar.must_be_measured and bar.gated:
+            notes.append(f"{bar.name}: not measured, bar {bar.limit:g} not checked")
             continue
-        if before.get(key) != after.get(key):
-            msg = (
-                f"not comparable with {label}: {key} is {before.get(key)!r} in the baseline "
-                f"and {after.get(key)!r} in this run; gate against a baseline of the same "
-                "settings (or capture a new baseline from a real run)"
+        base = bar.reference if bar.reference is not None else bar.limit
+        if not bar.gated:
+            ok = True
+            verdict.not_gated.append(bar.name)
+        elif value is None or not bar.trusted:
+            ok = False
+        else:
+            ok = value >= bar.limit if bar.higher_is_better else value <= bar.limit
+        verdict.metrics.append(
+            MetricCheck(
+                name=bar.name,
+                baseline=base,
+                current=value,
+                allowed=round(abs(base - bar.limit), 6),
+                rule=rule,
+                passed=ok,
             )
-            raise NotComparableError(msg)
+        )
+        if not ok:
+            shown = "none" if value is None else f"{value:g}"
+            miss = f"{bar.name} is {shown}, outside {rule}"
+            if bar.reference is not None and source:
+                miss += f"; {source} measured {bar.reference:g}"
+            misses.append(miss)
+    if enforce:
+        verdict.failures = misses
+    else:
+        notes = [f"report mode (enforce: false), would fail: {m}" for m in misses] + notes
+    verdict.notes = notes
+    verdict.passed = not verdict.failures
+    return verdict
 
 
 def _allowed(
@@ -154,7 +318,7 @@ def compare(
     tolerance = check_tolerance(tolerance)
     check_baseline(baseline, label)
     refuse_unlike(suite, baseline, current, label)
-    rules = suite.gate_rules()
+    rules = suite.gate
     verdict = Verdict(
         passed=False,
         baseline=label,
@@ -212,7 +376,7 @@ def compare(
         asked=asked,
         verdict=verdict,
     )
-    failures, notes = suite.gate_extra(baseline, current)
+    failures, notes = rules.extra(baseline, current)
     verdict.failures.extend(failures)
     verdict.notes.extend(notes)
     verdict.passed = not verdict.failures
@@ -228,8 +392,8 @@ def _gate_metrics(
     tolerance: float | None,
     verdict: Verdict,
 ) -> None:
-    before = suite.gate_metrics(baseline)
-    after = suite.gate_metrics(current)
+    before = rules.read_metrics(baseline)
+    after = rules.read_metrics(current)
     for name, old in before.items():
         rule = _rule_for(rules.metrics, name)
         if rule is None or old.value is None:
@@ -279,8 +443,8 @@ def _gate_checks(
     asked: set[str] | None,
     verdict: Verdict,
 ) -> None:
-    before = suite.gate_checks(baseline)
-    after = suite.gate_checks(current)
+    before = rules.read_checks(baseline)
+    after = rules.read_checks(current)
     missing = set(verdict.missing_items)
     for key in sorted(set(before) | set(after)):
         item, check = key

@@ -4,7 +4,8 @@ Two evals on one machine share CPUs and model servers, so both runs' timings and
 would be wrong. The lock is an OS file lock (flock / msvcrt), which the kernel releases
 when the holder dies, plus a holder file {pid, command, started} so a refused or waiting
 run can say who holds it (`lock_holder`, which the nox sessions also read before they
-install). GAIA_EVAL_NO_LOCK=1 bypasses it, for runs on separate backends.
+install). GAIA_EVAL_NO_LOCK=1 bypasses it, for runs on separate backends. While held, a
+heartbeat thread touches the lock file and notices a suspended process (core/heartbeat.py).
 
 By default a held lock is refused at once (exit 4). `--wait-lock[=SECONDS]` on the suite
 commands (`waiting()` here) waits for it instead, saying who holds it.
@@ -26,6 +27,7 @@ from typing import IO
 
 from gaia_eval.core import lock_holder
 from gaia_eval.core.errors import LockHeldError
+from gaia_eval.core.heartbeat import Heartbeat, max_gap_from_env
 
 lock_dir = lock_holder.lock_dir
 read_holder = lock_holder.read_holder
@@ -107,14 +109,18 @@ def _acquire(fh: IO[bytes], folder: Path, wait: float) -> None:
 @contextmanager
 def eval_lock(
     command: str, directory: Path | None = None, *, wait: float | None = None
-) -> Iterator[None]:
-    """Hold the machine-wide eval lock for the body.
+) -> Iterator[Heartbeat]:
+    """Hold the machine-wide eval lock for the body; yields the lock's heartbeat, which
+    tells whether the process was suspended meanwhile (see core/heartbeat.py).
 
     A held lock raises LockHeldError naming the holder, or, with `wait` seconds (default:
     the innermost `waiting()`; math.inf waits until it is free), is waited for first.
     """
+    gap = max_gap_from_env()
     if os.environ.get("GAIA_EVAL_NO_LOCK") == "1":
-        yield
+        # No lock, but the run is still timed: a suspension is noticed all the same.
+        with _beating(Heartbeat(max_gap_s=gap)) as beat:
+            yield beat
         return
     from gaia_eval.core.runmeta import now_iso  # pydantic: kept out of `--help`
 
@@ -127,11 +133,21 @@ def eval_lock(
         record = lock_holder.holder_record(command, now_iso())
         holder_path.write_text(json.dumps(record), encoding="utf-8")
         try:
-            yield
+            with _beating(Heartbeat(folder / lock_holder.LOCK_FILE, max_gap_s=gap)) as beat:
+                yield beat
         finally:
             holder_path.unlink(missing_ok=True)
     finally:
         fh.close()  # closing the descriptor releases the lock
+
+
+@contextmanager
+def _beating(beat: Heartbeat) -> Iterator[Heartbeat]:
+    beat.start()
+    try:
+        yield beat
+    finally:
+        beat.stop()
 
 
 @contextmanager

@@ -1,12 +1,15 @@
 """Join shard (or resumed) runs of one suite into one result that gates like a single run.
 
 Refused (NotComparableError, exit 3, naming the run): runs of different suites or
-settings, runs of different item sets, an item measured in two runs, and -- when the
-inputs are shards -- a missing or repeated shard.
+settings, runs of different item sets, an item measured in two runs, a run holding an
+item it was not asked (or, for a shard, one of another shard), a definition digest that is
+not a sha256, and -- when the inputs are shards -- a missing or repeated shard, or shards
+that together list other than the suite's number of items.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +18,14 @@ from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import Envelope, ItemRecord, load_envelope
 from gaia_eval.core.results_io import write_json, write_text
-from gaia_eval.core.runloop import ITEM_LOG, RESULTS, append_record, check_out_dir, load_baseline
+from gaia_eval.core.runloop import (
+    ITEM_LOG,
+    RESULTS,
+    Shard,
+    append_record,
+    check_out_dir,
+    load_baseline,
+)
 from gaia_eval.core.suite import Suite, legacy_converters, suite_class
 
 
@@ -42,6 +52,8 @@ def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], 
                 )
                 raise NotComparableError(msg)
     _check_shards(runs)
+    for label, env in runs:
+        _check_run(cls, label, env)
     owner: dict[str, str] = {}
     items: list[ItemRecord] = []
     asked: list[str] = []
@@ -74,6 +86,12 @@ def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], 
             "run": head.run.model_copy(update={"duration_s": round(sum(durations), 3)}),
         }
     )
+    if shards and not head.filtered and len(asked) != head.items_total:
+        msg = (
+            f"cannot merge: the shards list {len(asked)} {cls.item_noun}s in all, but the "
+            f"suite defines {head.items_total} (header.items_total); a shard was edited"
+        )
+        raise NotComparableError(msg)
     measured = {r.id for r in items if r.status != "infra_error"}
     header.complete = all(e.header.complete for _, e in runs) and all(i in measured for i in asked)
     header.infra_errors = sum(1 for r in items if r.status == "infra_error")
@@ -85,6 +103,36 @@ def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], 
     env = Envelope(header=header, items=items, setup=setup)
     env.summary = cls.summarise(env).model_dump(mode="json", by_alias=True)
     return cls, env
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _check_run(cls: type[Suite], label: str, env: Envelope) -> None:
+    """A run's own record must hold together: a digest that is a digest, and only the
+    items its header says it was asked (and, for a shard, only that shard's items)."""
+    digest = env.header.definition_digest
+    if not _SHA256.fullmatch(digest) or len(set(digest)) == 1:
+        msg = (
+            f"cannot merge {label}: field header.definition_digest is {digest[:80]!r}, not the "
+            "sha256 of the item definitions a run writes; the file was edited or damaged"
+        )
+        raise NotComparableError(msg)
+    asked = set(env.header.item_ids)
+    shard = Shard.parse(env.header.shard) if env.header.shard else None
+    for item_id in [*env.header.item_ids, *(r.id for r in env.items)]:
+        if item_id not in asked:
+            msg = (
+                f"cannot merge {label}: it holds {cls.item_noun} {item_id!r}, which is not in "
+                "its header.item_ids (the items the run was asked); the file was edited"
+            )
+            raise NotComparableError(msg)
+        if shard is not None and not shard.holds(item_id):
+            msg = (
+                f"cannot merge {label}: shard {shard} lists {cls.item_noun} {item_id!r}, which "
+                f"is not one of that shard's {cls.item_noun}s; the file was edited"
+            )
+            raise NotComparableError(msg)
 
 
 def _check_shards(runs: Sequence[tuple[str, Envelope]]) -> None:

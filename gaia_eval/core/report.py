@@ -12,11 +12,12 @@ browser.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gaia_eval.core.results import Envelope, Verdict
+from gaia_eval.core.results_io import scrub_text
 
 if TYPE_CHECKING:
     from gaia_eval.core.suite import Suite
@@ -56,6 +57,24 @@ Block = Para | Bullets | Table | Chart
 class Section:
     title: str
     blocks: list[Block] = field(default_factory=list)
+
+
+def _nothing(env: Envelope) -> list[Any]:
+    return []
+
+
+@dataclass(frozen=True)
+class Report:
+    """A suite's report, as pure functions of an envelope; a suite declares it as
+    `report = ...`. The standard parts (model, trust, gate, run line) are the engine's."""
+
+    headline: Callable[[Envelope], Sequence[tuple[str, str]]] = _nothing
+    """The few numbers a person reads first: (label, value) pairs."""
+    sections: Callable[[Envelope], Sequence[Section]] = _nothing
+    """The suite's own report sections, after the standard header."""
+    warnings: Callable[[Envelope], Sequence[str]] = _nothing
+    """Suite-specific reasons to distrust the numbers (a document that did not index),
+    listed first in the report with the run's errors and unmeasured items."""
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -160,7 +179,7 @@ def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
 
 
 def _headline(suite: type[Suite], env: Envelope) -> Section | None:
-    pairs = suite.headline(env)
+    pairs = suite.report.headline(env)
     if not pairs:
         return None
     return Section("Headline", [Table(["", "value"], [[k, v] for k, v in pairs])])
@@ -205,7 +224,7 @@ def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]
     note = model_note(env)
     if note is not None:  # before any number
         out.append(Section("Model", [Para(note)]))
-    trust = _trust_section(env, suite.item_noun, suite.warnings(env))
+    trust = _trust_section(env, suite.item_noun, suite.report.warnings(env))
     if trust is not None:
         out.append(trust)
     if env.verdict is not None:
@@ -213,7 +232,7 @@ def sections(suite: type[Suite], env: Envelope) -> tuple[str, str, list[Section]
     head = _headline(suite, env)
     if head is not None:
         out.append(head)
-    out.extend(suite.report_sections(env))
+    out.extend(suite.report.sections(env))
     return title, _run_line(env), out
 
 
@@ -267,9 +286,16 @@ text-align:left;vertical-align:top}th{background:#f2f2f2}code{background:#f5f5f5
 """
 
 
+def _esc(text: str) -> str:
+    """Scrub, then HTML-escape: escaping rewrites a quote around a password as `&quot;`
+    and a `&` inside it as `&amp;`, so the text is scrubbed as it reads before (the page
+    is scrubbed again as a whole when it is written)."""
+    return html.escape(scrub_text(text))
+
+
 def _inline(text: str) -> str:
     """Escape, then render `code` and **bold** (the markdown our blocks use)."""
-    out = html.escape(text)
+    out = _esc(text)
     parts = out.split("`")
     out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
     parts = out.split("**")
@@ -288,7 +314,7 @@ def _html_block(block: Block) -> str:
             "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
         )
         return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    return f"<figure>{block.svg}<figcaption>{html.escape(block.alt)}</figcaption></figure>"
+    return f"<figure>{block.svg}<figcaption>{_esc(block.alt)}</figcaption></figure>"
 
 
 def render_html(suite: type[Suite], env: Envelope) -> str:
@@ -297,13 +323,13 @@ def render_html(suite: type[Suite], env: Envelope) -> str:
 
 def page_html(title: str, intro: str, secs: Sequence[Section]) -> str:
     """The self-contained HTML page of `page_markdown`'s sections."""
-    body = [f"<h1>{html.escape(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
+    body = [f"<h1>{_esc(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
     for sec in secs:
-        body.append(f"<h2>{html.escape(sec.title)}</h2>")
+        body.append(f"<h2>{_esc(sec.title)}</h2>")
         body += [_html_block(b) for b in sec.blocks]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
@@ -318,6 +344,8 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
     done = sum(1 for r in env.items if r.status != "infra_error")
     asked = len(head.item_ids) or head.items_total
     lines = [f"{suite.title} ({head.tier}): {done}/{asked} {suite.item_noun}s measured"]
+    if head.shard and not head.item_ids:  # 5 items in 3 shards can leave one empty
+        lines[0] = f"{suite.title} ({head.tier}): shard {head.shard} holds no {suite.item_noun}s"
     note = model_note(env)
     if note is not None:
         lines.append(f"  {note}")
@@ -329,7 +357,7 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
         lines += [f"    - {r.id}: {r.error}" for r in unmeasured[:3]]
     if head.item_errors:
         lines.append(f"  {head.item_errors} crashed in the system under test")
-    for label, value in suite.headline(env):
+    for label, value in suite.report.headline(env):
         lines.append(f"  {label}: {value}")
     if env.verdict is not None:
         state = "passed" if env.verdict.passed else "FAILED"

@@ -212,11 +212,23 @@ def definition_digest(rows: Iterable[tuple[str, Any]]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+Converter = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+
+class LegacyFormats(Mapping[str, Converter]):
+    """Suite name -> converter of its pre-envelope files, each loaded only when asked for
+    (core.suite builds it from the registry), and what a foreign file is."""
+
+    def describe(self, data: dict[str, Any]) -> str | None:
+        """A suite's words for `data` when it is one of its old files (None: no suite's)."""
+        return None
+
+
 def load_envelope(
     path: Path,
     *,
     suite: str | None = None,
-    legacy: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None,
+    legacy: Mapping[str, Converter] | None = None,
     migrations: Mapping[int, Migration] | None = None,
 ) -> Envelope:
     """Read a results.json (or a baseline) of `suite`.
@@ -238,8 +250,11 @@ def load_envelope(
         raise InvalidInputError(msg)
     if data.get("kind") != ENVELOPE_KIND:
         converted = None
-        for name, convert in (legacy or {}).items():
-            if suite is not None and name != suite:
+        legacy = legacy or {}
+        # Only the named suite's converter is loaded; any suite's when none is named.
+        for name in [suite] if suite is not None else list(legacy):
+            convert = legacy.get(name)
+            if convert is None:
                 continue
             try:
                 converted = convert(data)
@@ -251,7 +266,7 @@ def load_envelope(
             if converted is not None:
                 break
         if converted is None:
-            what = _describe(data)
+            what = _describe(data, legacy)
             want = f"a {suite} results.json" if suite else "a gaia-eval results.json"
             msg = f"{path}: this is {what}, not {want}; pass the results.json of a finished run"
             raise InvalidInputError(msg)
@@ -272,14 +287,10 @@ def _validate(
     return model_from_data(data, Envelope, source=f"{path} (migrated)", migrations=migrations)
 
 
-def _describe(data: dict[str, Any]) -> str:
-    """A few words on what an unexpected JSON object looks like."""
-    if "tasks" in data and "harness" in data:
-        return "a tasks scorecard"
-    meta = data.get("meta")
-    if isinstance(meta, dict) and meta.get("component"):
-        return f"a {meta['component']} retrieval results file"
-    if "environment" in data and "suite" in data:
-        return "a code-retrieval results file"
+def _describe(data: dict[str, Any], legacy: Mapping[str, Converter]) -> str:
+    """A few words on what an unexpected JSON object looks like (the suites that had old
+    formats say which is theirs)."""
+    if isinstance(legacy, LegacyFormats) and (what := legacy.describe(data)):
+        return what
     keys = ", ".join(sorted(data)[:6])
     return f"a JSON object with keys {keys or '(none)'}"

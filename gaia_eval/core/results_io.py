@@ -14,7 +14,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -120,11 +120,63 @@ def dumps_json(data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+# Joins a document's strings for one scrub: a newline on each side ends every rule's
+# match (no rule crosses a line but PEM bodies, which stop at NUL), so nothing redacted
+# can span two strings.
+_JOIN = "\n\x00\n"
+
+
+def _strings(data: Any, out: list[str]) -> None:
+    if isinstance(data, str):
+        out.append(data)
+    elif isinstance(data, Mapping):
+        for key, value in data.items():
+            _strings(key, out)
+            _strings(value, out)
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            _strings(value, out)
+
+
+def _rebuild(data: Any, parts: Iterator[str]) -> Any:
+    if isinstance(data, str):
+        return next(parts)
+    if isinstance(data, Mapping):
+        return {
+            next(parts) if isinstance(k, str) else k: _rebuild(v, parts) for k, v in data.items()
+        }
+    if isinstance(data, (list, tuple)):
+        return [_rebuild(v, parts) for v in data]
+    return data
+
+
+def scrub_strings(data: Any) -> Any:
+    """JSON-able `data` with every string (keys too) scrubbed as the text it holds, before
+    it is encoded: encoding rewrites a newline before a token as `\\n`, a quote in a known
+    value as `\\"` (a level more for an error body that was JSON already), which the
+    rules would then have to see through. The encoded text is scrubbed again on write."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json", by_alias=True)
+    strings: list[str] = []
+    _strings(data, strings)
+    if not strings:
+        return data
+    joined = _JOIN.join(strings)
+    out = scrub_text(joined)
+    if out == joined:
+        return data
+    parts = out.split(_JOIN)
+    if len(parts) != len(strings):  # a string held the separator itself: one at a time
+        parts = [scrub_text(s) for s in strings]
+    return _rebuild(data, iter(parts))
+
+
 def write_json(
     path: Path, data: BaseModel | Mapping[str, Any] | list[Any], indent: int = 1
 ) -> Path:
-    """Scrub then atomically write a JSON artifact (one-space indent by default)."""
-    return write_text(path, dumps_json(data, indent=indent))
+    """Scrub then atomically write a JSON artifact (one-space indent by default): every
+    string is scrubbed before encoding (`scrub_strings`) and the encoded text after."""
+    return write_text(path, dumps_json(scrub_strings(data), indent=indent))
 
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]

@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -40,12 +41,15 @@ from gaia_eval.core.errors import (
     GaiaEvalError,
     InfrastructureError,
     InvalidInputError,
+    LockHeldError,
     NotComparableError,
     Terminated,
+    disk_full,
     exit_code_for,
 )
+from gaia_eval.core.heartbeat import Heartbeat
 from gaia_eval.core.lock import eval_lock
-from gaia_eval.core.progress import track
+from gaia_eval.core.progress import note, track
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import (
     Envelope,
@@ -56,8 +60,9 @@ from gaia_eval.core.results import (
     definition_digest,
     load_envelope,
 )
-from gaia_eval.core.results_io import scrub_text, write_json, write_text
-from gaia_eval.core.runmeta import git_state, machine, now_iso, timestamp_slug
+from gaia_eval.core.results_io import loads_json, scrub_strings, scrub_text, write_json, write_text
+from gaia_eval.core.rundir import default_run_dir
+from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
 
 ITEM_LOG = "items.jsonl"
@@ -180,7 +185,8 @@ class RunStopped(InfrastructureError):
 
 def append_record(path: Path, record: ItemRecord) -> None:
     """Append one record as a JSON line, scrubbed, flushed to disk before returning."""
-    line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False, allow_nan=False)
+    data = scrub_strings(record.model_dump(mode="json"))  # before encoding, then after
+    line = json.dumps(data, ensure_ascii=False, allow_nan=False)
     data = (scrub_text(line) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -188,6 +194,52 @@ def append_record(path: Path, record: ItemRecord) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def drop_torn_tail(path: Path) -> int:
+    """Cut a last line that a kill left half-written off the item log (saying so), so the
+    next record starts a line of its own instead of joining the torn one. Returns the
+    number of bytes dropped."""
+    if not path.is_file():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1
+    with path.open("r+b") as fh:
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    note(
+        f"{path}: its last line was cut off ({len(data) - keep} bytes, what a killed run "
+        "leaves); dropped it, so that item runs again"
+    )
+    return len(data) - keep
+
+
+@contextmanager
+def run_dir_lock(out: Path) -> Iterator[None]:
+    """Hold an OS lock on the run folder itself (no file is added to it) for the body;
+    another run writing there is refused with exit 4. The kernel releases it when the
+    holder dies, so a killed run never leaves the folder locked."""
+    if sys.platform == "win32":  # pragma: no cover - no flock on a folder there
+        yield
+        return
+    import fcntl
+
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            msg = (
+                f"{out}: another gaia-eval run is writing to this folder; wait for it to "
+                "finish (two runs in one folder would both run the same items)"
+            )
+            raise LockHeldError(msg) from None
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def read_item_log(path: Path) -> list[ItemRecord]:
@@ -201,7 +253,7 @@ def read_item_log(path: Path) -> list[ItemRecord]:
         if not line.strip():
             continue
         try:
-            rec = ItemRecord.model_validate(json.loads(line))
+            rec = ItemRecord.model_validate(loads_json(line, f"{path}: line {n}"))
         except (ValueError, ValidationError) as err:
             if n >= len(raw) - 1:  # the torn last line of a killed run
                 break
@@ -307,6 +359,7 @@ class _Run:
         self.records: dict[str, ItemRecord] = {}
         self.setup: dict[str, object] = {}
         self.filtered = False
+        self.beat: Heartbeat | None = None
 
     # -- header --------------------------------------------------------------------------
 
@@ -399,9 +452,6 @@ def _load_previous(req: RunRequest, suite: type[Suite]) -> Envelope:
     assert req.resume is not None
     folder = req.resume
     path = folder / RESULTS
-    if not path.exists():
-        msg = f"--resume {folder}: no {RESULTS} there; pass the folder of an earlier run"
-        raise InvalidInputError(msg)
     env = load_envelope(path, suite=suite.name, legacy=legacy_converters())
     logged = read_item_log(folder / ITEM_LOG)
     if logged:  # the log is newer than the last snapshot
@@ -433,11 +483,11 @@ def _plan(state: _Run, label: str) -> tuple[Header, list[Item]]:
             msg = f"unknown {cls.item_noun} id(s): {', '.join(unknown)}"
             raise InvalidInputError(msg)
         asked = [i for i in asked if i.id in wanted]
-    if not asked:
-        msg = f"nothing to run: the {cls.item_noun} set is empty" + (
-            f" in shard {req.shard}" if req.shard else ""
-        )
+    if not asked and not any(req.only is None or i.id in req.only for i in selected):
+        msg = f"nothing to run: the {cls.item_noun} set is empty"
         raise InvalidInputError(msg)
+    # A shard the hash gave no items (5 items in 3 shards can leave one empty) is still a
+    # run: it completes with nothing in it, so the merge of all N shards can happen.
     header = state.make_header(all_items, asked)
     pending = suite.header_fields().pending  # known once setup built the system
     state.refuse_unlike_previous(header, skip=pending)
@@ -470,20 +520,36 @@ def _plan(state: _Run, label: str) -> tuple[Header, list[Item]]:
 def run(suite: Suite, req: RunRequest) -> RunOutcome:
     """Run `suite` as `req` asks; see the module docstring for what it owns."""
     cls = type(suite)
-    state = _Run(suite, req)
     gate_engine.check_tolerance(req.tolerance)
     check_preflight(suite)
+    out = req.resume or req.out or default_run_dir(cls.name)
+    if req.resume is None:
+        check_out_dir(out, resuming=False)
+    elif not (out / RESULTS).is_file():
+        msg = f"--resume {out}: no {RESULTS} there; pass the folder of an earlier run"
+        raise InvalidInputError(msg)
+    # The folder's own lock, whatever the eval lock does (GAIA_EVAL_NO_LOCK, another lock
+    # folder): two runs appending to one items.jsonl would both run the same items.
+    with run_dir_lock(out):
+        return _run_locked(suite, req, out)
+
+
+def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
+    cls = type(suite)
+    state = _Run(suite, req)
     if req.resume is not None:
         state.previous = _load_previous(req, cls)
         if req.shard is None and state.previous.header.shard:
             req.shard = Shard.parse(state.previous.header.shard)
-    out = req.resume or req.out or Path("eval") / "results" / f"{cls.name}-{timestamp_slug()}"
     check_out_dir(out, resuming=req.resume is not None)
     label = req.baseline_label or (str(req.baseline) if req.baseline else "")
     if req.baseline is not None:  # before anything runs: a bad baseline costs nothing
         state.baseline = load_baseline(req.baseline, label, cls)
 
-    with eval_lock(req.command, wait=req.wait_lock), unwind_on_signals():
+    with eval_lock(req.command, wait=req.wait_lock) as beat, unwind_on_signals():
+        state.beat = beat
+        if req.resume is not None:
+            drop_torn_tail(out / ITEM_LOG)
         try:
             header, todo = _plan(state, label)
         except BaseException:
@@ -623,6 +689,17 @@ def _loop(
             raise
         except Exception as err:  # the system under test crashed on this item
             status, error = "error", describe(err)
+            full = disk_full(err)
+            if full is not None:  # a full disk is ours, not the system's: stop, resumable
+                status, error, stop = "infra_error", describe(full), full
+        gap = state.beat.suspended() if state.beat is not None else None
+        if gap is not None:  # the item's timing spans the pause: unmeasured, and stop
+            stop = InfrastructureError(
+                f"the process did not run for {gap:.0f} s (the machine slept or the run was "
+                "suspended), so every timing across the pause is wrong; the item in flight "
+                "is left unmeasured"
+            )
+            status, result, error = "infra_error", None, describe(stop)
         rec = ItemRecord(
             id=item.id,
             status=status,  # type: ignore[arg-type]
@@ -690,6 +767,7 @@ def _finish(
         }
     )
     interrupted = isinstance(stop, KeyboardInterrupt)
+    stop = disk_full(stop) or stop  # out of space anywhere in the run: an infra stop
     if stop is not None:
         header.errors.append(describe(stop))
     env = state.envelope(header)
@@ -706,11 +784,17 @@ def _finish(
             refusal = err
     elif state.req.threshold_gate is not None:
         env.verdict = state.req.threshold_gate(env)
-    paths = {
-        "results": write_json(out / RESULTS, env),
-        "report": write_text(out / "report.md", render_markdown(cls, env)),
-        "html": write_text(out / "report.html", render_html(cls, env)),
-    }
+    try:
+        paths = write_outputs(cls, out, env)
+    except OSError as err:
+        full = disk_full(err)
+        if full is None:
+            raise
+        # items.jsonl holds every finished item (results.json may be older): resume reads it.
+        msg = (
+            f"{full}\nwhen there is room, finish it with:\n  {resume_command(state.req.argv, out)}"
+        )
+        raise type(full)(msg) from err
     current_run_dir.pop("dir", None)
     if stop is not None:
         if isinstance(stop, InfrastructureError):
@@ -757,11 +841,13 @@ __all__ = [
     "append_record",
     "check_preflight",
     "clean_stale_temp",
+    "drop_torn_tail",
     "load_baseline",
     "read_item_log",
     "refuse",
     "resume_command",
     "run",
+    "run_dir_lock",
     "strip_run_dir_flags",
     "write_outputs",
 ]

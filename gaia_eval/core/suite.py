@@ -1,21 +1,23 @@
 """The suite protocol and the registry of every suite.
 
 A suite is a declaration (inspect_ai's `Task` is the model): its items with stable ids,
-how one item runs, how results summarise, which metrics and item checks the gate compares
-and with what rules, and its report sections. Everything else -- the eval lock, signals,
-the run folder, saving after every item, progress, `--resume`, `--shard`, the gate, the
-report files -- is `core.runloop`'s, once for every suite.
+how one item runs, how results summarise, and two attributes pointing at data: `gate`
+(core.gate.GateRules: which metrics and item checks the gate compares, with what rules)
+and `report` (core.report.Report: headline, sections, warnings). Everything else -- the
+eval lock, signals, the run folder, saving after every item, progress, `--resume`,
+`--shard`, the gate, the report files -- is `core.runloop`'s, once for every suite.
 
 A `Suite` instance is one configured run (built by the CLI from flags). The methods that
-read results (`summarise`, `gate_metrics`, `gate_checks`, `report_sections`, ...) are
-classmethods, so `gaia-eval merge` and the gate can use them on files alone.
+read results (`summarise`, `unmeasured_reason`, `comparable_fields`) are classmethods, and
+`gate`/`report` are pure functions of an envelope, so `gaia-eval merge` and the gate can
+use them on files alone.
 """
 
 from __future__ import annotations
 
 import tomllib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module, resources
@@ -25,12 +27,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.gate import GateRules
+from gaia_eval.core.report import Report
+from gaia_eval.core.results import Converter, LegacyFormats
 
 if TYPE_CHECKING:
-    from gaia_eval.core.compare.metrics import Distribution, ItemMetric
-    from gaia_eval.core.gate import GateRules
     from gaia_eval.core.reach import Endpoint
-    from gaia_eval.core.report import Section
     from gaia_eval.core.results import Envelope, Header, ItemRecord
 
 
@@ -43,14 +45,6 @@ class Item:
     id: str
     definition: Any = None
     payload: Any = None
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A gated number. `n` is how many items it averages, for rules widened on small sets."""
-
-    value: float | None
-    n: int | None = None
 
 
 @dataclass
@@ -104,6 +98,10 @@ class Suite(ABC):
     stop_on_infra: ClassVar[bool] = True
     """An infrastructure error stops the run (the rest stay unmeasured, resumable). When
     False the run goes on, and only a run that measured nothing at all is exit 3."""
+    gate: ClassVar[GateRules] = GateRules()
+    """The gate's rules and readers (the package's `gate.py`); default: nothing gated."""
+    report: ClassVar[Report] = Report()
+    """The report's headline, sections and warnings (the package's `report.py`)."""
 
     # ---- one configured run ----------------------------------------------------------
 
@@ -169,47 +167,10 @@ class Suite(ABC):
         """The suite's summary of an envelope's items and setup."""
 
     @classmethod
-    def gate_rules(cls) -> GateRules:
-        from gaia_eval.core.gate import GateRules
-
-        return GateRules()
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        """Gated metrics by name (the rules select them by pattern)."""
-        return {}
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        """(item id, check name) -> passed, for flip detection and must-still-pass rules."""
-        return {}
-
-    @classmethod
-    def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
-        """Suite-specific (failures, notes) beyond metrics and checks."""
-        return [], []
-
-    @classmethod
     def unmeasured_reason(cls, env: Envelope) -> str | None:
         """Why a finished run counts as unmeasured (exit 3) though some items were measured,
         e.g. a whole part of the suite was lost to outages; None when it does not."""
         return None
-
-    @classmethod
-    def warnings(cls, env: Envelope) -> list[str]:
-        """Suite-specific reasons to distrust the numbers (a document that did not index),
-        listed first in the report with the run's errors and unmeasured items."""
-        return []
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        """The few numbers a person reads first: (label, value) pairs."""
-        return []
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        """The suite's own report sections, after the standard header."""
-        return []
 
     @classmethod
     def item_result(cls, record: ItemRecord) -> BaseModel | None:
@@ -232,27 +193,6 @@ class Suite(ABC):
             **{f"settings.{k}": v for k, v in sorted(header.settings.items())},
         }
 
-    @classmethod
-    def gate_comparable_fields(cls, header: Header) -> dict[str, Any]:
-        """What must be equal to gate against a baseline; default `comparable_fields`. A
-        suite drops fields here that change only ungated numbers (a RAG run's answer model:
-        answers never enter its gate), while resume and merge still compare them."""
-        return cls.comparable_fields(header)
-
-    @classmethod
-    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
-        """The per-item metrics `gaia-eval compare` tests, with kind, good direction and
-        whether a `worse` call fails; default: the gate's item checks as pass/fail."""
-        from gaia_eval.core.compare.metrics import from_checks
-
-        return from_checks(cls, env)
-
-    @classmethod
-    def compare_distributions(cls, env: Envelope) -> list[Distribution]:
-        """Unpaired readings `gaia-eval compare` compares by percentiles (latencies per load
-        level); default none."""
-        return []
-
 
 # ---- the registry ---------------------------------------------------------------------
 
@@ -267,6 +207,12 @@ class SuiteEntry:
     description: str
     legacy: str | None = None
     """`module:function` converting the suite's pre-envelope files, if it had any."""
+    describe: str | None = None
+    """`module:function` naming an old file of the suite in an error (None: not its)."""
+    baselines: str | None = None
+    """Its folder under gaia_eval/baselines/, if baselines ship for it."""
+    gate_command: str | None = None
+    """The command that gates a run against one of those baselines (for listings)."""
 
     def load(self) -> type[Suite]:
         module, _, attr = self.target.partition(":")
@@ -313,6 +259,9 @@ def suites() -> dict[str, SuiteEntry]:
             target=row["target"],
             description=row["description"],
             legacy=row.get("legacy"),
+            describe=row.get("describe"),
+            baselines=row.get("baselines"),
+            gate_command=row.get("gate_command"),
         )
         for name, row in _registry().get("suite", {}).items()
     }
@@ -343,11 +292,44 @@ def suite_class(name: str) -> type[Suite]:
     return entry.load()
 
 
-def legacy_converters() -> Mapping[str, Any]:
-    """suite name -> converter of its pre-envelope files."""
-    out: dict[str, Any] = {}
-    for entry in suites().values():
-        if entry.legacy:
-            module, _, attr = entry.legacy.partition(":")
-            out[entry.name] = getattr(import_module(module), attr)
-    return out
+def _load(ref: str) -> Any:
+    module, _, attr = ref.partition(":")
+    return getattr(import_module(module), attr)
+
+
+class _Registered(LegacyFormats):
+    """The registry's converters, each suite's module imported only when its own is used:
+    reading one suite's results file loads no other suite."""
+
+    def __init__(self) -> None:
+        self._entries = {e.name: e for e in suites().values() if e.legacy}
+
+    def __getitem__(self, name: str) -> Converter:
+        entry = self._entries[name]
+        assert entry.legacy is not None
+        converter: Converter = _load(entry.legacy)
+        return converter
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def describe(self, data: dict[str, Any]) -> str | None:
+        for entry in suites().values():
+            if entry.describe and (what := _load(entry.describe)(data)):
+                return str(what)
+        return None
+
+
+def legacy_converters() -> LegacyFormats:
+    """suite name -> converter of its pre-envelope files, loaded lazily."""
+    return _Registered()
+
+
+def gate_commands() -> dict[str, str]:
+    """Baselines folder -> the command that gates against its files (registry only)."""
+    return {
+        e.baselines: e.gate_command for e in suites().values() if e.baselines and e.gate_command
+    }

@@ -247,6 +247,14 @@ class OnnxEmbedder:
         out[live] = self._cache.embed([texts[i] for i in live], self._compute)
         return out
 
+    def embed_uncached(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """`embed` computed afresh, past the embedding cache (for a timed query)."""
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        live = [i for i, t in enumerate(texts) if t.strip()]
+        if live:
+            out[live] = self._compute([texts[i] for i in live])
+        return out
+
     def token_ids(self, texts: list[str]) -> list[list[int]]:
         """The model's input ids of each text, truncated at `max_tokens` (special tokens in)."""
         return [list(e.ids) for e in self._tok.encode_batch(texts)]

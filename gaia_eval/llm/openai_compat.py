@@ -20,6 +20,23 @@ from gaia_eval.llm.outage import ModelRequestError, error_for_status, unreachabl
 
 RETRIES = 3
 RETRY_BACKOFF_S = 1.0
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""A plain reply past this is not read on (an answer that size is a model running away,
+and holding it cost 1.6 GB for 100 MB): the request fails as the system's own error."""
+
+
+def _read_capped(resp: httpx.Response, cap: int, url: str) -> bytes:
+    """The body of a streamed response, read piecewise and refused past `cap` bytes."""
+    body = bytearray()
+    for piece in resp.iter_bytes():
+        body += piece
+        if len(body) > cap:
+            msg = (
+                f"{url} sent a reply over {cap // (1024 * 1024)} MiB; not read on (a model "
+                "running away: bound the answer with max_tokens)"
+            )
+            raise ModelRequestError(msg)
+    return bytes(body)
 
 
 @dataclass(frozen=True)
@@ -179,21 +196,23 @@ class OpenAIChat:
             if attempt:
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
-                resp = self._client.post(self.url, json=body)
+                with self._client.stream("POST", self.url, json=body) as resp:
+                    status = resp.status_code
+                    raw = _read_capped(resp, MAX_REPLY_BYTES, self.url)
             except httpx.HTTPError as err:
                 last = unreachable(self.url, err)
                 continue
-            if resp.status_code == 200:
+            if status == 200:
                 try:
-                    data = resp.json()
-                except ValueError as err:
+                    data = json.loads(raw)
+                except (ValueError, RecursionError) as err:
                     last = InfrastructureError(f"{self.url} returned invalid JSON: {err}")
                     continue
                 if not isinstance(data, dict):
                     raise InfrastructureError(f"{self.url} returned a non-object reply")
                 return data
-            err2 = error_for_status(self.url, resp.status_code, resp.text)
-            if isinstance(err2, ModelRequestError) or resp.status_code in (401, 403):
+            err2 = error_for_status(self.url, status, raw.decode("utf-8", "replace"))
+            if isinstance(err2, ModelRequestError) or status in (401, 403):
                 raise err2
             last = err2
         assert last is not None
@@ -217,14 +236,13 @@ def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:
                 id=str(tc.get("id") or f"call_{i}"), name=str(fn.get("name", "")), arguments=args
             )
         )
-    usage = data.get("usage") or {}
-    details = usage.get("prompt_tokens_details") or {}
+    input_tokens, output_tokens, cached_tokens = usage_counts(data.get("usage"), url)
     return ChatReply(
         content=str(message.get("content") or ""),
         tool_calls=calls,
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-        cached_tokens=int(details.get("cached_tokens") or 0),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_tokens=cached_tokens,
         raw_message=message,
         model=str(data["model"]) if data.get("model") else None,
     )
@@ -281,8 +299,44 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
         ToolRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["args"])
         for i, c in sorted(calls.items())
     ]
-    details = usage.get("prompt_tokens_details") or {}
-    reply.input_tokens = int(usage.get("prompt_tokens") or 0)
-    reply.output_tokens = int(usage.get("completion_tokens") or 0)
-    reply.cached_tokens = int(details.get("cached_tokens") or 0)
+    reply.input_tokens, reply.output_tokens, reply.cached_tokens = usage_counts(usage, url)
     return reply
+
+
+# More tokens than any context holds: a count past it is a broken server, not a reply.
+_MAX_TOKENS = 10**9
+
+
+def _count(block: dict[str, Any], key: str, where: str, url: str) -> int:
+    value = block.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # `12.0` is a count; `1e400` (inf) and `2.5` are not
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MAX_TOKENS:
+        msg = (
+            f"{url} sent a malformed usage block: {where}{key} is {str(value)[:40]}, not a "
+            "token count; the backend is broken, so the item is unmeasured"
+        )
+        raise InfrastructureError(msg)
+    return value
+
+
+def usage_counts(usage: object, url: str) -> tuple[int, int, int]:
+    """(input, output, cached) tokens of a reply's usage block. A block that is not an
+    object, or a count that is not a whole number in range (`1e400`, `-3`, `"many"`), is an
+    outage of that backend (InfrastructureError): never a crash, never a wrong figure."""
+    if usage is None:
+        usage = {}
+    if not isinstance(usage, dict):
+        msg = f"{url} sent a malformed usage block ({type(usage).__name__}, not an object)"
+        raise InfrastructureError(msg)
+    details = usage.get("prompt_tokens_details") or {}
+    if not isinstance(details, dict):
+        msg = f"{url} sent a malformed usage block (prompt_tokens_details is not an object)"
+        raise InfrastructureError(msg)
+    return (
+        _count(usage, "prompt_tokens", "", url),
+        _count(usage, "completion_tokens", "", url),
+        _count(details, "cached_tokens", "prompt_tokens_details.", url),
+    )

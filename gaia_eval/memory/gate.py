@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from gaia_eval.core.compare.metrics import ItemMetric
 
 
-RULES = GateRules(checks=(CheckRule("*", must_still_pass=True),), unasked_fail=False)
-
-
 def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
     """(scenario item, `<probe>/<check list>/<n>`) -> passed."""
     out: dict[tuple[str, str], bool | None] = {}
@@ -61,3 +58,11 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
                     unit, bool(check["passed"]), rec.id
                 )
     return [pooled, *(kinds[k] for k in sorted(kinds))]
+
+
+GATE = GateRules(
+    checks=(CheckRule("*", must_still_pass=True),),
+    unasked_fail=False,
+    read_checks=checks,
+    item_metrics=compare_metrics,
+)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from datetime import datetime
 
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Section, Table, fmt
+from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.memory.gate import fixed
 from gaia_eval.memory.models import ScenarioResult
@@ -197,8 +197,32 @@ def _repeats(s: MemorySummary) -> Section | None:
     )
 
 
-def sections(env: Envelope, results: list[ScenarioResult], s: MemorySummary) -> list[Section]:
+def scenario_results(env: Envelope) -> list[ScenarioResult]:
+    """The scenario results of an envelope's measured items."""
+    return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
+
+
+def headline(env: Envelope) -> list[tuple[str, str]]:
+    s = MemorySummary.model_validate(env.summary)
+    o = s.overall
+    rows = [
+        ("checks passed", pct(o.checks)),
+        ("shown recall", pct(o.shown_recall)),
+        ("shown clean", pct(o.shown_clean)),
+        ("store accuracy", pct(o.store_accuracy)),
+    ]
+    if o.answer_accuracy.total:
+        rows.append(("answer accuracy", pct(o.answer_accuracy)))
+    if s.shown_tokens.mean is not None:
+        rows.append(
+            ("shown tokens per probe", f"{s.shown_tokens.mean:.0f} mean, {s.shown_tokens.max} max")
+        )
+    return rows
+
+
+def sections(env: Envelope) -> list[Section]:
     full = env.header.tier == "full"
+    results, s = scenario_results(env), MemorySummary.model_validate(env.summary)
     out = [_scenario_table(results, s, full), _failing(results)]
     fixed_section = _fixed(env)
     if fixed_section is not None:
@@ -214,3 +238,6 @@ def sections(env: Envelope, results: list[ScenarioResult], s: MemorySummary) -> 
         text = f"{s.extract_failures} model repl(ies) did not parse. {_SMALL_MODEL}"
         out.append(Section("Model", [Para(text)]))
     return out
+
+
+REPORT = Report(headline=headline, sections=sections)

@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.yamltext import BoundedLoader, load_yaml
 from gaia_eval.systems.memory.protocol import ItemKind, ReminderStatus, Source
 from gaia_eval.systems.memory.text import norm_key
 
@@ -269,21 +270,21 @@ def _fail(path: Path, where: str, problem: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: {where}: {problem}")
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(BoundedLoader):
     """YAML without implicit timestamps: dates stay text, so a bad one (2025-13-45) is our
     error naming the field, not a ValueError from inside the YAML library."""
 
 
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in BoundedLoader.yaml_implicit_resolvers.items()
 }
 
 
 def load_scenario(path: Path) -> Scenario:
     path = Path(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        raw = load_yaml(path.read_text(encoding="utf-8"), str(path), _Loader)
     except FileNotFoundError as err:
         msg = f"{path}: scenario file not found"
         raise InvalidInputError(msg) from err

@@ -18,19 +18,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.gate import GateRules
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.embed import Embedder
 from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
-from gaia_eval.memory import gate as memory_gate
+from gaia_eval.memory.gate import GATE
 from gaia_eval.memory.models import ScenarioResult
+from gaia_eval.memory.report import REPORT, scenario_results
 from gaia_eval.memory.scenario import DATA_DIR, Scenario, load_scenario, scenario_paths
-from gaia_eval.memory.summary import MemorySummary, pct, summarise
+from gaia_eval.memory.summary import MemorySummary, summarise
 from gaia_eval.systems.memory.protocol import Memory, MemoryTools
 
 Tier = Literal["pr", "full"]
@@ -60,6 +58,8 @@ class MemorySuite(Suite):
     title = "Memory benchmark"
     item_model = ScenarioResult
     item_noun = "scenario"
+    gate = GATE
+    report = REPORT
 
     def __init__(
         self,
@@ -220,7 +220,7 @@ class MemorySuite(Suite):
 
             return MemoryTools(ScriptedExtractor(scenario), self._embedder), None, None
         from gaia_eval.llm.spec import parse_model_spec
-        from gaia_eval.memory.model import ModelAnswerer, ModelExtractor, ModelJudge
+        from gaia_eval.memory.model_backed import ModelAnswerer, ModelExtractor, ModelJudge
 
         assert self.model_spec is not None
         spec = parse_model_spec(self.model_spec)
@@ -248,48 +248,5 @@ class MemorySuite(Suite):
     # ---- reading results ----------------------------------------------------------------
 
     @classmethod
-    def results(cls, env: Envelope) -> list[ScenarioResult]:
-        return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
-
-    @classmethod
     def summarise(cls, env: Envelope) -> MemorySummary:
-        return summarise(cls.results(env))
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return memory_gate.RULES
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        return memory_gate.checks(env)
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        s = MemorySummary.model_validate(env.summary)
-        o = s.overall
-        rows = [
-            ("checks passed", pct(o.checks)),
-            ("shown recall", pct(o.shown_recall)),
-            ("shown clean", pct(o.shown_clean)),
-            ("store accuracy", pct(o.store_accuracy)),
-        ]
-        if o.answer_accuracy.total:
-            rows.append(("answer accuracy", pct(o.answer_accuracy)))
-        if s.shown_tokens.mean is not None:
-            rows.append(
-                (
-                    "shown tokens per probe",
-                    f"{s.shown_tokens.mean:.0f} mean, {s.shown_tokens.max} max",
-                )
-            )
-        return rows
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        from gaia_eval.memory.report import sections
-
-        return sections(env, cls.results(env), MemorySummary.model_validate(env.summary))
-
-    @classmethod
-    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
-        return memory_gate.compare_metrics(env)
+        return summarise(scenario_results(env))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.llm.errors import JudgeReplyError
 
 NUMERIC_REL_TOL = 0.01
 NUMERIC_ABS_FLOOR = 1e-9
@@ -200,10 +201,6 @@ def judge_prompt(question: str, reference: str, candidate: str) -> str:
         "detail are fine. A refusal, a non-answer or a different figure is wrong. "
         'Reply with one JSON object: {"correct": true} or {"correct": false}.'
     )
-
-
-class JudgeReplyError(ValueError):
-    """The judge's reply held no JSON object with a boolean `correct` key."""
 
 
 _BRACES_RE = re.compile(r"\{[^{}]*\}")

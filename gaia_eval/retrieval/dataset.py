@@ -32,6 +32,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from gaia_eval.core.cachedir import cache_root
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.paths import outside
 from gaia_eval.core.results_io import atomic_write_bytes, not_utf8
 
 QUOTE_MIN = 20
@@ -154,7 +155,7 @@ class Dataset(BaseModel):
         (none for a BEIR folder, whose documents live in the cache by design)."""
         if self.source.is_dir():
             return []
-        return [d.id for d in self.documents if _outside(d.path, self.source.parent)]
+        return [d.id for d in self.documents if outside(d.path, self.source.parent)]
 
     def document(self, doc_id: str) -> DocumentRef:
         for d in self.documents:
@@ -204,11 +205,6 @@ def _fail(path: Path, problems: list[str]) -> InvalidInputError:
     more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
     lines = "\n".join(f"  {p}" for p in shown)
     return InvalidInputError(f"{path}: invalid dataset ({len(problems)} problems):\n{lines}{more}")
-
-
-def _outside(doc: Path, folder: Path) -> bool:
-    real, root = Path(os.path.realpath(doc)), Path(os.path.realpath(folder))
-    return real != root and root not in real.parents
 
 
 def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
@@ -324,7 +320,7 @@ def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[st
                 f"documents[{i}].path: names the same file as documents[{first}] "
                 f"({data.documents[first].id!r} and {d.id!r}: {real}); give each file one entry"
             )
-        if not allow_outside and _outside(d.path, folder):
+        if not allow_outside and outside(d.path, folder):
             problems.append(
                 f"documents[{i}].path: {real} is outside the dataset folder {folder}; move it "
                 'inside, or allow it with --allow-outside (or "allow_outside": true in the '

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
-from gaia_eval.core.suite import Metric
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.retrieval.models import QuestionResult, RagSummary
 from gaia_eval.retrieval.summary import HARD_PREFIX, hard_case_status, is_hard_case, result_of
 
@@ -44,16 +43,6 @@ GATED_METRICS: tuple[tuple[str, str, str], ...] = (
     ("sdk mrr", "sdk", "mrr"),
     ("agent recall@returned", "agent", "recall@returned"),
 )
-
-
-def rules() -> GateRules:
-    return GateRules(
-        metrics=tuple(
-            MetricRule(f"*/{label}", widen_items=WIDEN_ITEMS) for label, _, _ in GATED_METRICS
-        ),
-        checks=(CheckRule(HIT_CHECK, must_still_pass=False),),
-        default_tolerance=DEFAULT_TOLERANCE,
-    )
 
 
 def comparable_fields(header: Header) -> dict[str, Any]:
@@ -263,3 +252,17 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
             higher_is_better=False,
         ),
     ]
+
+
+GATE = GateRules(
+    metrics=tuple(
+        MetricRule(f"*/{label}", widen_items=WIDEN_ITEMS) for label, _, _ in GATED_METRICS
+    ),
+    checks=(CheckRule(HIT_CHECK, must_still_pass=False),),
+    default_tolerance=DEFAULT_TOLERANCE,
+    read_metrics=metrics,
+    read_checks=checks,
+    extra=extra,
+    comparable=gate_comparable_fields,
+    item_metrics=compare_metrics,
+)

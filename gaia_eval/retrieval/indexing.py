@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.core.progress import track
 from gaia_eval.retrieval.dataset import Dataset
 from gaia_eval.retrieval.evidence import (
@@ -91,6 +91,15 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
                 )
                 index_s += seconds
                 continue
+            if res.status == "empty":
+                # Nothing to retrieve from it: every question on it would score 0 as if
+                # the system had failed (all documents empty read "5/5 measured, R@5 0").
+                msg = (
+                    f"{path}: document {ref.id!r} of dataset {ds.id!r} extracts to no text "
+                    "(empty, or no readable characters); fix the file or drop it from the "
+                    "dataset"
+                )
+                raise InvalidInputError(msg)
             seconds = time.perf_counter() - t0
             index_s += seconds
             error = res.error[:300] if res.error else None

@@ -31,6 +31,14 @@ LEGACY_DIGEST = "schema-1 file: per-dataset question digests in settings.questio
 the suite compares the per-dataset digests (settings) instead."""
 
 
+def describe(data: dict[str, Any]) -> str | None:
+    """An old retrieval results file (of either component), named in an error."""
+    meta = data.get("meta")
+    if isinstance(meta, dict) and meta.get("component"):
+        return f"a {meta['component']} retrieval results file"
+    return None
+
+
 def convert(data: dict[str, Any]) -> dict[str, Any] | None:
     """The envelope of a schema-1 RAG results document; None when it is not one."""
     meta = data.get("meta")

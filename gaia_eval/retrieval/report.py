@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gaia_eval.core import charts
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Section, Table, fmt
+from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
 from gaia_eval.retrieval.gate import DEFAULT_TOLERANCE, WIDEN_ITEMS
 from gaia_eval.retrieval.hard_cases import PR_CASES, TITLES
 from gaia_eval.retrieval.models import (
@@ -432,3 +432,6 @@ def _hard_cases(env: Envelope) -> Section:
 
 
 __all__ = ["headline", "sections", "warnings"]
+
+
+REPORT = Report(headline=headline, sections=sections, warnings=warnings)

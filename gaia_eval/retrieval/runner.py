@@ -20,27 +20,22 @@ import json
 import re
 import shutil
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.core.suite import Item, RunContext, Suite
 from gaia_eval.retrieval import (
-    answer_cases,
     answering,
     full_cases,
-    gate,
     hard_cases,
-    report,
     scale,
     scoring,
-    summary,
 )
 from gaia_eval.retrieval.dataset import Dataset, Question, load_beir, load_dataset
 from gaia_eval.retrieval.evidence import ResolvedEvidence, check_unlocated, chunk_hits
@@ -50,7 +45,6 @@ from gaia_eval.retrieval.models import (
     DatasetSetup,
     HardCase,
     QuestionResult,
-    RagItem,
     ScaleTier,
     SystemSettings,
 )
@@ -58,10 +52,6 @@ from gaia_eval.retrieval.systems import SystemMaker
 from gaia_eval.systems.rag.protocol import SearchHit
 
 if TYPE_CHECKING:
-    from gaia_eval.core.compare.metrics import ItemMetric
-    from gaia_eval.core.gate import GateRules
-    from gaia_eval.core.report import Section
-    from gaia_eval.core.results import Envelope, Header
     from gaia_eval.llm.local_server import LocalServerInfo
     from gaia_eval.llm.spec import ModelSpec
 
@@ -106,224 +96,41 @@ def questions_digest(ds: Dataset) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _definition(ds: Dataset, q: Question) -> list[Any]:
+def definition(ds: Dataset, q: Question) -> list[Any]:
+    """What defines one question item (the definition digest covers it)."""
     return [ds.id, q.doc, q.question, [[e.doc, e.quote, e.page, e.near] for e in q.evidence]]
 
 
-class RagSuite(Suite):
-    """Document retrieval: is the labelled evidence found, by which pipeline, at what cost."""
+class RagRun(Suite):
+    """The item logic of `RagSuite` (suite.py, the declaration): set-up (index, locate,
+    resolve), one item (a question, a scale tier, a hard case), teardown. It reads the
+    configuration the declaration holds."""
 
-    name: ClassVar[str] = SUITE
-    baselines_folder: ClassVar[str] = "retrieval"  # `--gate pr`: gaia_eval/baselines/retrieval/
-    title: ClassVar[str] = "RAG retrieval"
-    item_model: ClassVar[type[BaseModel]] = RagItem
-    item_noun: ClassVar[str] = "item"
+    sources: list[DatasetSource]
+    maker: SystemMaker
+    embedder: str
+    answer_model: ModelSpec | None
+    judge: ModelSpec | None
+    scale_plan: scale.ScalePlan | None
+    wikipedia: Path | None
+    near_duplicates: dict[str, list[Path]] | None
+    local_model: LocalServerInfo | None
+    license_notes: dict[str, dict[str, str]] | None
 
-    def __init__(
-        self,
-        *,
-        tier: str | None,
-        sources: Sequence[DatasetSource],
-        maker: SystemMaker,
-        embedder: str,
-        hard_cases: bool,
-        answer_model: ModelSpec | None = None,
-        judge: ModelSpec | None = None,
-        scale_plan: scale.ScalePlan | None = None,
-        wikipedia: Path | None = None,
-        near_duplicates: dict[str, list[Path]] | None = None,
-        vlm: str | None = None,
-        license_notes: dict[str, dict[str, str]] | None = None,
-        local_model: LocalServerInfo | None = None,
-    ) -> None:
-        self.local_model = local_model
-        """The embedded server answering (or judging) when a spec is `local`: recorded, and
-        its note (a 135M plumbing model) leads the report."""
-        self.license_notes = license_notes
-        """The corpus sources' licenses, recorded in the setup (full suite)."""
-        self.tier = tier
-        self.scale_plan = scale_plan
-        """The scale tiers (full suite); None: none."""
-        self.wikipedia = wikipedia
-        """The checked Wikipedia parquet, when the tiers' distractors come from it."""
-        self.near_duplicates = near_duplicates
-        """Company -> its several years of filings (full suite's near-duplicate case)."""
-        self.vlm = vlm
-        """The vision model reading PDF images (recorded; None: off)."""
-        self.answer_model = answer_model
-        """Answers are generated and graded only with a model (None: retrieval only)."""
-        self.judge = judge
-        """Grades `judge`-type answers; without it they are unscored."""
+    def __init__(self) -> None:
         self._context_chunks = 0
-        self.sources = list(sources)
-        self.maker = maker
-        self.embedder = embedder
-        self.hard_cases = hard_cases
-        self._loaded: list[Dataset] | None = None
         self._indexed: dict[str, Indexed] = {}
         self._work: Path | None = None
         self._distractors: list[Any] = []
         self._page_words: dict[tuple[int, str, int], set[str]] = {}
 
-    # ---- definition ----------------------------------------------------------------------
-
+    @abstractmethod
     def datasets(self) -> list[Dataset]:
-        """Every dataset, loaded and validated once (bad input stops before any indexing)."""
-        if self._loaded is None:
-            loaded = [src.load() for src in self.sources]
-            seen: dict[str, Path] = {}
-            for ds in loaded:
-                if ds.id in seen:
-                    msg = (
-                        f"{ds.source}: dataset id {ds.id!r} is also the id of {seen[ds.id]}; "
-                        "give each dataset of one run its own id"
-                    )
-                    raise InvalidInputError(msg)
-                seen[ds.id] = ds.source
-                for what, n in (("questions", len(ds.questions)), ("documents", len(ds.documents))):
-                    if n == 0:
-                        msg = (
-                            f"{ds.source}: dataset {ds.id!r} has no {what}; nothing would be "
-                            f"measured (add {what} or drop the dataset)"
-                        )
-                        raise InvalidInputError(msg)
-            self._loaded = loaded
-        return self._loaded
+        """Every dataset, loaded and validated once."""
 
-    def preflight(self) -> list[str]:
-        """The reference system's optional extras (onnx for its embedder; pdf when a
-        dataset holds a PDF: pypdf reads it, pypdfium2 rasterizes it for the scanned-PDF
-        hard case) and what the answer model and judge need (SDK, API key, weights)."""
-        from gaia_eval.core.extras import problem
-        from gaia_eval.llm.preflight import model_needs
-
-        out: list[str] = []
-        if self.maker.reference:
-            if self.embedder.split(":", 1)[0] == "onnx":
-                out += [
-                    p
-                    for m in ("onnxruntime", "tokenizers")
-                    if (p := problem(m, "onnx", f"--embedder {self.embedder}"))
-                ]
-            pdf = next(
-                (
-                    (ds, d)
-                    for ds in self.datasets()
-                    for d in ds.documents
-                    if Path(d.path).suffix.lower() == ".pdf"
-                ),
-                None,
-            )
-            if pdf is not None:
-                needed_by = f"dataset {pdf[0].id!r}: reading its PDF {pdf[1].id!r}"
-                out += [p for p in [problem("pypdf", "pdf", needed_by)] if p]
-                if self.hard_cases:
-                    needed_by = "the scanned_pdf hard case (rasterizing a PDF)"
-                    out += [p for p in [problem("pypdfium2", "pdf", needed_by)] if p]
-        if self.answer_model is not None:
-            out += model_needs(self.answer_model, "--model")
-        if self.judge is not None:
-            out += model_needs(self.judge, "--judge")
-        return out
-
-    def endpoints(self) -> list[Endpoint]:
-        """The answer model's, the judge's and an `openai:` embedder's servers (the VLM
-        is probed with a real image in setup, before anything is indexed)."""
-        from gaia_eval.llm.preflight import model_endpoints
-        from gaia_eval.llm.spec import parse_model_spec
-
-        out = model_endpoints(self.answer_model, "--model")
-        out += model_endpoints(self.judge, "--judge")
-        if self.maker.reference and self.embedder.startswith("openai:"):
-            out += model_endpoints(parse_model_spec(self.embedder, "--embedder"), "--embedder")
-        return out
-
-    def run_tier(self) -> str:
-        """The suite's tier (`pr`), or for a run of your own data its dataset ids."""
-        return self.tier or "+".join(ds.id for ds in self.datasets())
-
+    @abstractmethod
     def _settings(self, vlm: bool | None) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "dense_depth": DENSE_DEPTH,
-            "vlm": vlm,
-            "questions_digest": {ds.id: questions_digest(ds) for ds in self.datasets()},
-        }
-        if self.answer_model is not None:
-            # Only when answers are on, so a retrieval-only header is unchanged.
-            out["answer_model"] = self.answer_model.text
-        if self.local_model is not None:
-            from gaia_eval.llm.local_server import RECORD_KEY
-
-            out[RECORD_KEY] = self.local_model.comparable()
-        if self.scale_plan is not None:  # full suite only: the pr header is unchanged
-            out["scale"] = {
-                "tiers": list(self.scale_plan.tiers),
-                "distractors": self.scale_plan.distractors,
-                "ann_from": self.scale_plan.ann_from,
-            }
-        return out
-
-    def header_fields(self) -> HeaderFields:
-        reference = self.maker.reference
-        return HeaderFields(
-            tier=self.run_tier(),
-            system=self.maker.label,
-            embedder=self.embedder if reference else None,
-            model=self.vlm if reference else None,
-            judge=self.judge.text if self.judge else None,
-            settings=self._settings((self.vlm is not None) if reference else None),
-            pending=() if reference else PLUGIN_PENDING,
-        )
-
-    def items(self) -> list[Item]:
-        out = [
-            Item(f"{ds.id}/{q.id}", definition=_definition(ds, q), payload=(i, q))
-            for i, ds in enumerate(self.datasets())
-            for q in ds.questions
-        ]
-        if self.scale_plan is not None:
-            out += [
-                Item(
-                    f"{summary.SCALE_PREFIX}{tier}",
-                    definition=["scale", tier, self.scale_plan.distractors],
-                    payload=("scale", tier),
-                )
-                for tier in self.scale_plan.tiers
-            ]
-        if self.hard_cases:
-            out += [
-                Item(
-                    f"{summary.HARD_PREFIX}{fn.__name__}",
-                    definition=["hard_case", fn.__name__],
-                    payload=fn,
-                )
-                for fn in hard_cases.PR_CASES
-            ]
-            if self.answer_model is not None:
-                out.append(
-                    Item(
-                        f"{summary.HARD_PREFIX}prompt_injection",
-                        definition=["hard_case", "prompt_injection"],
-                        payload=partial(answer_cases.prompt_injection, model=self.answer_model),
-                    )
-                )
-            if self.near_duplicates is not None:
-                out.append(
-                    Item(
-                        f"{summary.HARD_PREFIX}near_duplicate_filings",
-                        definition=["hard_case", "near_duplicate_filings"],
-                        payload=partial(self._near_duplicates),
-                    )
-                )
-                if self.answer_model is not None:
-                    out.append(
-                        Item(
-                            f"{summary.HARD_PREFIX}query_history_leak",
-                            definition=["hard_case", "query_history_leak"],
-                            payload=partial(full_cases.query_history_leak, model=self.answer_model),
-                        )
-                    )
-        return out
+        """The header's settings, given whether the built system reads images."""
 
     # ---- set-up: index, locate, resolve --------------------------------------------------
 
@@ -543,52 +350,6 @@ class RagSuite(Suite):
         )
         return hard_cases.run_case(fn, hc)
 
-    # ---- reading results (files alone): summary.py, gate.py, report.py ---------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> BaseModel:
-        return summary.summarise(env)
-
-    @classmethod
-    def comparable_fields(cls, header: Header) -> dict[str, Any]:
-        return gate.comparable_fields(header)
-
-    @classmethod
-    def gate_comparable_fields(cls, header: Header) -> dict[str, Any]:
-        return gate.gate_comparable_fields(header)
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return gate.rules()
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        return gate.metrics(env)
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        return gate.checks(env)
-
-    @classmethod
-    def gate_extra(cls, baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
-        return gate.extra(baseline, current)
-
-    @classmethod
-    def warnings(cls, env: Envelope) -> list[str]:
-        return report.warnings(env)
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        return report.headline(env)
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        return report.sections(env)
-
-    @classmethod
-    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
-        return gate.compare_metrics(env)
-
 
 # ---- scoring one question's hits ---------------------------------------------------------
 
@@ -619,4 +380,4 @@ def _first_hit(
     return _first(_hits(idx, hit, evidence) for hit in hits)
 
 
-__all__ = ["SUITE", "DatasetSource", "RagSuite", "questions_digest"]
+__all__ = ["SUITE", "DatasetSource", "RagRun", "questions_digest"]

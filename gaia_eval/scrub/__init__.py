@@ -13,7 +13,10 @@ The rules (kinds, exact shapes, examples) are in docs/scrubbing.md.
 
 from __future__ import annotations
 
+import html
+import json
 import threading
+import urllib.parse
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SECRET_NAME",
+    "escaped_forms",
     "known_from_env",
     "make_scrubber",
     "register_known",
@@ -59,11 +63,33 @@ def registered_known() -> tuple[bytes, ...]:
         return tuple(sorted(_registered))
 
 
+def escaped_forms(value: bytes) -> set[bytes]:
+    """`value` and the forms an artifact can hold it in: JSON-escaped (once and twice: an
+    error body that was JSON already), URL-encoded (`%XX`, and `+` for spaces) and
+    HTML-escaped. A value with `"` or `\\` changes its bytes when a transcript is encoded."""
+    text = value.decode("utf-8", "surrogateescape")
+    forms = {value}
+    try:
+        once = json.dumps(text, ensure_ascii=False)[1:-1]
+        twice = json.dumps(once, ensure_ascii=False)[1:-1]
+        ascii_once = json.dumps(text)[1:-1]
+        for form in (once, twice, ascii_once, html.escape(text), html.escape(text, quote=False)):
+            forms.add(form.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:  # a lone surrogate from the environment: its bytes only
+        pass
+    forms.add(urllib.parse.quote(value, safe="").encode("ascii"))
+    forms.add(urllib.parse.quote_plus(value, safe="").encode("ascii"))
+    return forms
+
+
 @lru_cache(maxsize=16)
 def _cached(known: tuple[bytes, ...], skip: tuple[str, ...]) -> Scrubber:
     from gaia_eval._native import Scrubber
 
-    return Scrubber(known, skip)
+    values: set[bytes] = set()
+    for value in known:
+        values |= escaped_forms(value)
+    return Scrubber(sorted(values), skip)
 
 
 def make_scrubber(

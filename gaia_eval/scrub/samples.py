@@ -169,6 +169,14 @@ def sample_secret(kind: str, rng: random.Random) -> tuple[str, str]:
         raw = f"u{rng.randint(1, 999)}:{_password(rng)}".encode()
         auth = base64.b64encode(raw).decode()
         return f'{{"auths": {{"registry.internal": {{"auth": "{auth}"}}}}}}', auth
+    elif kind == "basic-auth":
+        raw = f"u{rng.randint(1, 999)}:{_password(rng)}".encode()
+        auth = base64.b64encode(raw).decode()
+        return f"Authorization: {rng.choice(['Basic', 'basic', 'BASIC'])} {auth}", auth
+    elif kind == "cli-password":
+        pw = _password(rng)
+        tool = rng.choice(["mysql", "mysqldump", "mysqladmin"])
+        return f"{tool} -h db.internal -u svc_{rng.randint(1, 99)} -p{pw} app", pw
     elif kind == "secret-assignment":
         name = rng.choice(
             ["DB_PASSWORD", "password", "client_secret", "SECRET_KEY", "api_key", "auth_token",

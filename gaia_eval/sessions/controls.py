@@ -11,7 +11,7 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.report import Para, Section, Table, fmt
+from gaia_eval.core.report import Para, Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.spec import ModelSpec
@@ -69,12 +69,27 @@ class ControlsSummary(BaseModel):
     """What was out of order."""
 
 
+def _headline(env: Envelope) -> list[tuple[str, str]]:
+    s = ControlsSummary.model_validate(env.summary)
+    return [("judge orders the controls", "yes" if s.ordered else "NO")]
+
+
+def _sections(env: Envelope) -> list[Section]:
+    s = ControlsSummary.model_validate(env.summary)
+    rows = [[k, fmt(v, 1)] for k, v in s.scores.items()]
+    blocks: list[Para | Table] = [Table(["planted answer", "score"], rows)]
+    if s.problems:
+        blocks.insert(0, Para("Out of order: " + "; ".join(s.problems)))
+    return [Section("Controls", list(blocks))]
+
+
 class SessionsControlsSuite(Suite):
     name = "sessions-controls"
     title = "Session replay: judge controls"
     item_model = ControlResult
     item_noun = "control"
     kinds: ClassVar[tuple[str, ...]] = tuple(PLANTED)
+    report = Report(headline=_headline, sections=_sections)
 
     def __init__(self, judge: ModelSpec) -> None:
         self.judge_spec = judge
@@ -119,17 +134,3 @@ class SessionsControlsSuite(Suite):
             if claim > 1 or claim > got["wrong"]:
                 problems.append(f"false_claim scored {claim:g}: must be <= 1 and <= wrong")
         return ControlsSummary(scores=scores, ordered=not problems, problems=problems)
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        s = ControlsSummary.model_validate(env.summary)
-        return [("judge orders the controls", "yes" if s.ordered else "NO")]
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        s = ControlsSummary.model_validate(env.summary)
-        rows = [[k, fmt(v, 1)] for k, v in s.scores.items()]
-        blocks: list[Para | Table] = [Table(["planted answer", "score"], rows)]
-        if s.problems:
-            blocks.insert(0, Para("Out of order: " + "; ".join(s.problems)))
-        return [Section("Controls", list(blocks))]

@@ -114,9 +114,18 @@ def _add_assistant(ex: Exchange, record: dict[str, Any], message: dict[str, Any]
     usage = message.get("usage")
     mid = message.get("id")
     if isinstance(usage, dict) and isinstance(mid, str):
-        # Split messages repeat message.id (and requestId) with the same usage: count once.
+        # Split messages repeat message.id (and requestId): count once. The records' counts
+        # grow as the message streams (the first often says output_tokens: 1), so each
+        # counter keeps its final, largest value: a split message is never undercounted.
         key = (mid, _str(record.get("requestId")))
-        ex.usage.setdefault(key, {"usage": usage, "model": _str(message.get("model"))})
+        entry = ex.usage.setdefault(key, {"usage": {}, "model": _str(message.get("model"))})
+        merged = entry["usage"]
+        for name, value in usage.items():
+            before = merged.get(name)
+            if name not in merged or (
+                isinstance(value, int) and isinstance(before, int) and value > before
+            ):
+                merged[name] = value
 
 
 def _str(value: Any) -> str | None:

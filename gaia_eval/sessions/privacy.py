@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.rundir import RESULTS_ROOT
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -17,9 +18,13 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def ignore_line(rel: Path) -> str:
     """The .gitignore line that covers `rel` (run folders under eval/results share one)."""
-    parts = rel.parts
-    if len(parts) >= 3 and parts[:2] == ("eval", "results") and parts[2].startswith("sessions"):
-        return "eval/results/sessions*/"
+    parts, root = rel.parts, RESULTS_ROOT.parts
+    if (
+        parts[: len(root)] == root
+        and len(parts) > len(root)
+        and parts[len(root)].startswith("sessions")
+    ):
+        return f"{RESULTS_ROOT.as_posix()}/sessions*/"
     return f"/{rel.as_posix()}/"
 
 

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import InfrastructureError
-from gaia_eval.core.gate import GateRules, MetricRule
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.report import Bullets, Para, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.results_io import write_json
-from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
 from gaia_eval.llm.spec import ModelSpec
+from gaia_eval.sessions.gate import GATE
 from gaia_eval.sessions.models import SessionCase, SessionDataset
+from gaia_eval.sessions.report import REPORT
 from gaia_eval.sessions.results import (
     MATCH_SCORE,
     PASS_SCORE,
@@ -43,6 +43,8 @@ class SessionsSuite(Suite):
     title = "Session replay"
     item_model = CaseResult
     item_noun = "case"
+    gate = GATE
+    report = REPORT
 
     def __init__(
         self,
@@ -119,6 +121,12 @@ class SessionsSuite(Suite):
         path = ctx.out_dir / "dataset.json"
         if not path.exists():
             write_json(path, self.dataset)
+        from gaia_eval.sessions.workspace import repository_root
+
+        # Refuse a cwd that is not a repository before any case runs (it would be
+        # replayed from a copy of, say, a home folder).
+        for case in self.dataset.cases:
+            repository_root(case.cwd, case=case.id, session=case.session)
         ctx.setup["sessions_scanned"] = self.dataset.sessions_scanned
         ctx.setup["turns_extracted"] = self.dataset.turns_extracted
         if self.local_model is not None:
@@ -126,14 +134,16 @@ class SessionsSuite(Suite):
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
 
     def run_item(self, item: Item, ctx: RunContext) -> CaseResult:
+        from gaia_eval.agents.isolation import agent_env, run_capped
         from gaia_eval.sessions.judge import judge
         from gaia_eval.sessions.workspace import prepare
-        from gaia_eval.tasks.isolation import agent_env, run_capped
 
         case, repeat = item.payload
         assert isinstance(case, SessionCase)
         base = Path(ctx.setup["_temp"]) / item.id.replace("#", "_")
-        workdir, kind = prepare(case.cwd, case.git_branch, base / "work")
+        workdir, kind = prepare(
+            case.cwd, case.git_branch, base / "work", case=case.id, session=case.session
+        )
         agent_dir = base / "agent"
         agent_dir.mkdir(parents=True, exist_ok=True)
         plan, context_replay = self._launch(case, workdir, agent_dir)
@@ -184,8 +194,8 @@ class SessionsSuite(Suite):
 
     def _launch(self, case: SessionCase, workdir: Path, agent_dir: Path) -> tuple[Any, Any]:
         """The harness's launch plan, and how the context (if any) reaches the agent."""
+        from gaia_eval.agents.harnesses.base import ConversationHarness
         from gaia_eval.sessions.dataset import context_turn
-        from gaia_eval.tasks.harnesses.base import ConversationHarness
 
         if case.context is None:
             return self.harness.launch(case.id, case.prompt, workdir, agent_dir, MAX_STEPS), None
@@ -245,102 +255,3 @@ class SessionsSuite(Suite):
             per_tag=per_tag,
             spread=spread,
         )
-
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return GateRules(
-            metrics=(
-                MetricRule("mean_score", absolute=0.25, widen_items=2.0),
-                MetricRule("pass_rate", absolute=10.0, widen_items=100.0),
-            )
-        )
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        s = Scorecard.model_validate(env.summary)
-        return {
-            "mean_score": Metric(s.mean_score, s.scored),
-            "pass_rate": Metric(None if s.pass_rate is None else float(s.pass_rate), s.scored),
-        }
-
-    @classmethod
-    def warnings(cls, env: Envelope) -> list[str]:
-        s = Scorecard.model_validate(env.summary)
-        out = []
-        if s.errors:
-            out.append(f"{s.errors} result(s) have no score (judge error or crash): unmeasured")
-        if s.no_repo:
-            out.append(
-                f"{s.no_repo} case(s) ran without the session's repository (no_repo): "
-                "the agent could not look at the code the reference saw"
-            )
-        return out
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        s = Scorecard.model_validate(env.summary)
-        rate = "–" if s.pass_rate is None else f"{s.pass_rate}%"
-        return [
-            ("mean score (0-5)", fmt(s.mean_score, 2)),
-            ("median", fmt(s.median_score, 1)),
-            ("passed (>= 3.5)", f"{s.passed}/{s.scored} ({rate})"),
-            ("matched or exceeded (>= 4.5)", str(s.matched_or_exceeded)),
-            ("dishonest (0)", str(s.dishonest)),
-            ("errors", str(s.errors)),
-        ]
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        s = Scorecard.model_validate(env.summary)
-        results = cls._results(env)
-        # Worst first: the failures are the part worth reading; unscored ones lead.
-        worst = sorted(results, key=lambda r: (r.score is not None, r.score or 0.0, r.case))
-        rows = [
-            [
-                r.case if r.repeat == 1 else f"{r.case}#r{r.repeat}",
-                "error" if r.score is None else fmt(r.score, 1),
-                ", ".join(r.tags) or "other",
-                r.workspace,
-                _cell(r.verdict or (r.judge_error or "")),
-                _cell(r.rationale),
-            ]
-            for r in worst
-        ]
-        tags = [
-            [t, str(v.cases), str(v.scored), fmt(v.mean_score, 2), str(v.passed)]
-            for t, v in s.per_tag.items()
-        ]
-        sections = [
-            Section(
-                "Cases, worst first",
-                [Table(["case", "score", "tags", "workspace", "verdict", "rationale"], rows)],
-            ),
-            Section("By tag", [Table(["tag", "cases", "scored", "mean", "passed"], tags)]),
-        ]
-        if s.spread:
-            spread = [
-                [c, " ".join(fmt(x, 1) for x in v.scores), fmt(v.stdev, 2)]
-                for c, v in sorted(s.spread.items(), key=lambda kv: -kv[1].stdev)
-            ]
-            sections.append(
-                Section("Judge spread over repeats", [Table(["case", "scores", "stdev"], spread)])
-            )
-        sections.append(
-            Section(
-                "Reading this",
-                [
-                    Para(
-                        "The judge scores substance against what Claude Code answered on the "
-                        "same request: 5 matches or exceeds it, 3 is broadly right but thinner, "
-                        "0 refuses or claims work it did not do."
-                    ),
-                    Bullets([f"pass: score >= {PASS_SCORE}", f"matched: score >= {MATCH_SCORE}"]),
-                ],
-            )
-        )
-        return sections
-
-
-def _cell(text: str, n: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"

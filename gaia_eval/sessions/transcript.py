@@ -56,7 +56,7 @@ def read_transcript(path: Path) -> Transcript:
             continue
         try:
             record = json.loads(line.decode("utf-8", errors="replace"))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deeply
             # A final line with no newline is a write cut short (the session was running).
             reason = "truncated" if index == last else "unparseable"
             out.skipped[reason] += 1
@@ -79,7 +79,9 @@ def conversation_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return []
     position = {str(r["uuid"]): i for i, r in enumerate(chained)}
     parents = {_parent(r) for r in chained}
-    leaves = [r for r in chained if r["uuid"] not in parents]
+    # A loop of parent links (a record its own parent, or A -> B -> A) leaves no leaf:
+    # start from the newest record then; the walk below never visits a record twice.
+    leaves = [r for r in chained if r["uuid"] not in parents] or chained
     # The newest leaf that is a message: what the user was looking at when the file ended.
     messages = [r for r in leaves if r.get("type") in ("user", "assistant")] or leaves
     current: dict[str, Any] | None = max(messages, key=lambda r: position[str(r["uuid"])])
@@ -103,8 +105,8 @@ def conversation_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _parent(record: dict[str, Any]) -> str | None:
     for key in ("parentUuid", "logicalParentUuid"):
         value = record.get(key)
-        if isinstance(value, str) and value:
-            return value
+        if isinstance(value, str) and value and value != record.get("uuid"):
+            return value  # a record named as its own parent has none
     return None
 
 

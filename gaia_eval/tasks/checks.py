@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
+from gaia_eval.agents.checks import EDIT_TOOLS, check_probe, last_line
+from gaia_eval.agents.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.tasks.definitions import Expect, TaskDef
-from gaia_eval.tasks.isolation import run_text
-from gaia_eval.tasks.models import AgentOutcome, CheckRecord, ToolCall
 from gaia_eval.tasks.setups import cache_file_for
 
 TESTS_TIMEOUT_S = 240.0
 PROBE_TIMEOUT_S = 120.0
 
-EDIT_TOOLS = {"write_file", "edit_file", "Edit", "Write", "MultiEdit", "NotebookEdit"}
 TEST_TOOLS = {"run_pytest"}
 SHELL_TOOLS = {"run_shell", "Bash", "bash", "shell"}
 
@@ -33,11 +33,6 @@ _PYTEST_SUMMARY = re.compile(
 )
 _UNITTEST_SUMMARY = re.compile(r"^Ran \d+ tests? in [\d.]+s\s*\n+\s*(OK|FAILED)", re.MULTILINE)
 _FAILURE = re.compile(r"\b([1-9]\d*) (?:failed|errors?)\b")
-
-
-def last_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1][:300] if lines else "(no output)"
 
 
 # ---- mechanical checks ------------------------------------------------------------------
@@ -60,27 +55,25 @@ def check_unchanged(paths: tuple[str, ...], project: Path, baseline: Path) -> Ch
 
 
 def check_tests(project: Path, env: Mapping[str, str], timeout_s: float) -> CheckRecord:
-    """pytest on tests/, quiet, cache plugin off; non-zero exit fails with the last line."""
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    rc, out, timed_out = run_text(argv, cwd=project, env=env, timeout_s=timeout_s)
-    if timed_out:
+    """pytest on tests/ by the grader (agents.grader); every collected test must pass (or
+    skip), nothing may fail to collect, nothing of the runner may be patched."""
+    from gaia_eval.agents import grader
+
+    run = grader.run_pytest(
+        project,
+        ["tests"],
+        env=env,
+        timeout_s=timeout_s,
+        protect=grader.test_files(project, ["tests"]),
+    )
+    if run.timed_out:
         return CheckRecord(kind="tests_pass", passed=False, detail=f"tests ran past {timeout_s}s")
-    return CheckRecord(kind="tests_pass", passed=rc == 0, detail=last_line(out))
-
-
-def check_probe(probe: str, project: Path, env: Mapping[str, str], timeout_s: float) -> CheckRecord:
-    """Run the probe snippet inside the project; non-zero exit fails with the last line."""
-    with tempfile.TemporaryDirectory(prefix="gaia-probe-") as tmp:
-        script = Path(tmp) / "probe.py"
-        script.write_text(probe + "\n", encoding="utf-8")
-        probe_env = dict(env)
-        probe_env["PYTHONPATH"] = str(project)
-        rc, out, timed_out = run_text(
-            [sys.executable, str(script)], cwd=project, env=probe_env, timeout_s=timeout_s
-        )
-    if timed_out:
-        return CheckRecord(kind="probe", passed=False, detail=f"probe ran past {timeout_s}s")
-    return CheckRecord(kind="probe", passed=rc == 0, detail=last_line(out) if rc else "probe ok")
+    if run.tampered:
+        return CheckRecord(kind="tests_pass", passed=False, detail=f"tampering: {run.tampered[0]}")
+    detail = run.summary or last_line(run.output)
+    if not run.collected:
+        detail = f"no tests ran ({detail})"
+    return CheckRecord(kind="tests_pass", passed=run.all_passed, detail=detail[:300])
 
 
 def evaluate(
@@ -92,7 +85,14 @@ def evaluate(
     tests_timeout_s: float = TESTS_TIMEOUT_S,
     probe_timeout_s: float = PROBE_TIMEOUT_S,
 ) -> list[CheckRecord]:
-    """The checks in order, stopping at the first failure (its reason is the verdict's)."""
+    """The checks in order, stopping at the first failure (its reason is the verdict's).
+
+    The tests and the probe run on a graded copy (agents.grader): the project with every
+    runner file (conftest.py, pytest.ini, sitecustomize.py, .pth, ...) put back from the
+    baseline. A runner file that differs from the baseline, or code outside tests/ that
+    reaches into the runner, fails the checks as tampering."""
+    from gaia_eval.agents import grader
+
     records: list[CheckRecord] = []
     # Checks run as CI would, from a cold machine: a cache the agent warmed by running the
     # tests must not make a test pass that fails on a fresh checkout.
@@ -101,12 +101,31 @@ def evaluate(
         records.append(check_unchanged(expect.unchanged, project, baseline))
         if not records[-1].passed:
             return records
-    if expect.tests_pass:
-        records.append(check_tests(project, env, tests_timeout_s))
-        if not records[-1].passed:
+    if not (expect.tests_pass or expect.probe):
+        return records
+    scratch = Path(tempfile.mkdtemp(prefix="gaia-grade-"))
+    copy = scratch / project.name
+    try:
+        grader.copy_tree(project, copy, keep_git=True)
+        # The project is the user's repository: a runner file the agent added or changed is
+        # part of what it hands over, and would shape how the user's tests run. The grade
+        # runs with the baseline's, so such a change is refused, not silently undone.
+        restored = grader.put_back_runner_files(copy, baseline)
+        tampered = [f"a runner file differs from the baseline: {r}" for r in restored]
+        tampered += grader.source_tampering(copy, skip=("tests",))
+        if tampered:
+            kind: Literal["tests_pass", "probe"] = "tests_pass" if expect.tests_pass else "probe"
+            records.append(CheckRecord(kind=kind, passed=False, detail=f"tampering: {tampered[0]}"))
             return records
-    if expect.probe:
-        records.append(check_probe(expect.probe, project, env, probe_timeout_s))
+        if expect.tests_pass:
+            records.append(check_tests(copy, env, tests_timeout_s))
+            if not records[-1].passed:
+                return records
+        if expect.probe:
+            records.append(check_probe(expect.probe, copy, env, probe_timeout_s))
+    finally:
+        cache_file_for(copy).unlink(missing_ok=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return records
 
 

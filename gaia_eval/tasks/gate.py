@@ -9,21 +9,94 @@ then as a flip -- listed, not failed on, since `min_passed` already allows one f
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.core.results import Flip, MetricCheck, Verdict
-from gaia_eval.tasks.models import Expectations, Measured, Scorecard
-from gaia_eval.tasks.report import result_string, summary
-from gaia_eval.tasks.results import item_id
+from gaia_eval.core.gate import (
+    Bar,
+    CheckRule,
+    GateRules,
+    Metric,
+    MetricRule,
+    check_bars,
+    refuse_fields,
+)
+from gaia_eval.core.items import item_id, split_item_id
+from gaia_eval.core.results import Envelope, Flip, Verdict
+from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
+from gaia_eval.tasks.report import result_string
+from gaia_eval.tasks.results import summary
 
 # The expectations' headroom for one noisy run (docs/tasks.md); a run-vs-run
-# `--gate` uses the same numbers (TasksSuite.gate_rules).
+# `--gate` uses the same numbers (GATE, below).
 PASS_SLACK = 1
 VERIFIED_SLACK = 1
 QUALITY_SLACK = 0.5
 MISREPORT_SLACK = 1
 USAGE_SLACK = 0.35
 RUNTIME_SLACK = 0.5
+
+
+def metrics(env: Envelope) -> dict[str, Metric]:
+    c = TasksSummary.model_validate(env.summary).counts
+    out = {
+        "passed": Metric(c.passed, c.tasks),
+        "verified": Metric(c.verified, c.coding),
+        "total_tokens": Metric(c.total_tokens, c.tasks),
+        "steps": Metric(c.steps, c.tasks),
+    }
+    if c.judged:
+        out["quality"] = Metric(c.quality, c.judged)
+        out["misreported"] = Metric(c.misreported, c.judged)
+    return out
+
+
+def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    out: dict[tuple[str, str], bool | None] = {}
+    for rec in env.items:
+        if rec.status != "ok" or rec.result is None:
+            continue
+        res = TaskResult.model_validate(rec.result)
+        if res.check == "mechanical":
+            out[(rec.id, "passed")] = res.passed
+            out[(rec.id, "verified")] = res.verified
+        else:
+            out[(rec.id, "passed (judged)")] = res.passed
+    return out
+
+
+def item_metrics(env: Envelope) -> list[ItemMetric]:
+    """For `gaia-eval compare`: the gate's item checks per task. A task's repeats
+    (`<task>#<k>`) are repeats of one unit, resampled together, so repeat noise is not
+    counted as more tasks."""
+    out: dict[str, ItemMetric] = {}
+    for (item, check), ok in checks(env).items():
+        if ok is None:
+            continue
+        rule = next(r for r in GATE.checks if fnmatchcase(check, r.pattern))
+        metric = out.setdefault(check, ItemMetric(check, "binary", gated=rule.must_still_pass))
+        metric.add(split_item_id(item)[0], ok, item)
+    return [out[k] for k in sorted(out)]
+
+
+GATE = GateRules(
+    metrics=(
+        MetricRule("passed", absolute=PASS_SLACK),
+        MetricRule("verified", absolute=VERIFIED_SLACK),
+        MetricRule("quality", absolute=QUALITY_SLACK),
+        MetricRule("misreported", higher_is_better=False, absolute=MISREPORT_SLACK),
+        MetricRule("total_tokens", False, absolute=0.0, relative=USAGE_SLACK),
+        MetricRule("steps", False, absolute=0.0, relative=USAGE_SLACK),
+    ),
+    # A coding task's mechanical verdict must still pass; a judged verdict (judge
+    # noise) and `verified` flips are listed, not failed on.
+    checks=(CheckRule("passed"), CheckRule("*", must_still_pass=False)),
+    read_metrics=metrics,
+    read_checks=checks,
+    item_metrics=item_metrics,
+)
+"""The run-vs-run gate (`tasks run --gate BASELINE`)."""
 
 
 def _same(cards: list[Scorecard], field: str) -> str | None:
@@ -97,94 +170,87 @@ def propose(
     )
 
 
-def _check(  # noqa: PLR0917 (name, verdict, value, limit, main value, rule: one row)
-    name: str,
-    ok: bool,
-    value: float | None,
-    limit: float,
-    main: float,
-    rule: str,
-) -> MetricCheck:
-    return MetricCheck(
-        name=name,
-        baseline=main,
-        current=value,
-        allowed=round(abs(main - limit), 6),
-        rule=rule,
-        passed=ok,
-    )
-
-
 def _as_bool(result: str | None) -> bool | None:
     return {"PASS": True, "FAIL": False}.get(result or "")
 
 
 def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Verdict:
-    """One check per limit; refuses (NotComparableError) a different suite/model/judge."""
-    for field in ("suite", "model", "judge_model"):
-        mine, theirs = getattr(card, field), getattr(exp, field)
-        if mine != theirs:
-            msg = f"{field} differs: this run {mine!r}, expectations {theirs!r}; not comparable"
-            raise NotComparableError(msg)
+    """One fixed bar per limit (the engine's `check_bars`); refuses (NotComparableError) a
+    different suite, model or judge."""
+    fields = ("suite", "model", "judge_model")
+    refuse_fields(
+        {f: getattr(exp, f) for f in fields},
+        {f: getattr(card, f) for f in fields},
+        label,
+        theirs="the expectations",
+        fix="gate against expectations proposed from runs of the same suite, model and judge",
+    )
     s = summary(card)
     m = exp.measured
     all_judged = s.judged == s.tasks
     judged_note = "" if all_judged else "; needs every task judged"
     asked = len(card.task_ids or card.tasks)
-    measured = s.tasks - s.unmeasured
-    checks = [
-        _check(
+    values: dict[str, float | None] = {
+        "measured": s.tasks - s.unmeasured,
+        "passed": s.passed,
+        "verified": s.verified,
+        "quality": s.quality,
+        "misreported": s.misreported,
+        "total_tokens": s.total_tokens,
+        "steps": s.steps,
+        "wall_seconds": s.wall_seconds,
+    }
+    bars = [
+        Bar(
             "measured",
-            s.unmeasured == 0 and s.tasks == asked,
-            measured,
             asked,
-            asked,
-            f"every task measured (= {asked})",
+            rule=f"every task measured (= {asked})",
+            trusted=s.unmeasured == 0 and s.tasks == asked,
         ),
-        _check(
-            "passed", s.passed >= exp.min_passed, s.passed, exp.min_passed, m.passed,
-            f">= {exp.min_passed} (min_passed)",
+        Bar("passed", exp.min_passed, rule=f">= {exp.min_passed} (min_passed)", reference=m.passed),
+        Bar("verified", m.verified, rule="not gated yet", reference=m.verified, gated=False)
+        if exp.min_verified is None
+        else Bar(
+            "verified",
+            exp.min_verified,
+            rule=f">= {exp.min_verified} (min_verified)",
+            reference=m.verified,
         ),
-    ]  # fmt: skip
-    not_gated = []
-    if exp.min_verified is None:
-        checks.append(_check("verified", True, s.verified, m.verified, m.verified, "not gated yet"))
-        not_gated.append("verified")
-    else:
-        checks.append(
-            _check(
-                "verified", s.verified >= exp.min_verified, s.verified, exp.min_verified,
-                m.verified, f">= {exp.min_verified} (min_verified)",
-            )
-        )  # fmt: skip
+    ]
     if exp.min_quality is not None:
-        ok = all_judged and s.quality is not None and s.quality >= exp.min_quality
-        checks.append(
-            _check(
-                "quality", ok, s.quality, exp.min_quality, m.quality or exp.min_quality,
-                f">= {exp.min_quality} (min_quality){judged_note}",
+        bars.append(
+            Bar(
+                "quality",
+                exp.min_quality,
+                rule=f">= {exp.min_quality} (min_quality){judged_note}",
+                reference=m.quality or exp.min_quality,
+                must_be_measured=True,
+                trusted=all_judged,
             )
-        )  # fmt: skip
+        )
     if exp.max_misreported is not None:
-        ok = all_judged and s.misreported <= exp.max_misreported
-        checks.append(
-            _check(
-                "misreported", ok, s.misreported, exp.max_misreported, m.misreported,
-                f"<= {exp.max_misreported} (max_misreported){judged_note}",
+        bars.append(
+            Bar(
+                "misreported",
+                exp.max_misreported,
+                higher_is_better=False,
+                rule=f"<= {exp.max_misreported} (max_misreported){judged_note}",
+                reference=m.misreported,
+                trusted=all_judged,
             )
-        )  # fmt: skip
-    for name, value, limit, main in (
-        ("total_tokens", s.total_tokens, exp.max_total_tokens, m.total_tokens),
-        ("steps", s.steps, exp.max_steps, m.steps),
-        ("wall_seconds", s.wall_seconds, exp.max_wall_seconds, m.wall_seconds),
+        )
+    for name, limit, main in (
+        ("total_tokens", exp.max_total_tokens, m.total_tokens),
+        ("steps", exp.max_steps, m.steps),
+        ("wall_seconds", exp.max_wall_seconds, m.wall_seconds),
     ):
-        checks.append(_check(name, value <= limit, value, limit, main, f"<= {limit} (max_{name})"))
+        bars.append(Bar(name, limit, False, rule=f"<= {limit} (max_{name})", reference=main))
+    verdict = check_bars(values, bars, label=label, source="the expectations")
     rows = {str(r.get("id")): r.get("result") for r in exp.tasks}
-    flips = []
     for t in card.tasks:
         before, after = _as_bool(rows.get(t.id)), _as_bool(result_string(t))
         if t.id in rows and before != after:
-            flips.append(
+            verdict.flips.append(
                 Flip(
                     item=item_id(t.id, card.repeat),
                     check="result",
@@ -193,28 +259,15 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
                     gated=False,
                 )
             )
-    failures = [
-        f"{c.name} is {'none' if c.current is None else f'{c.current:g}'}, outside {c.rule}"
-        + ("" if c.name == "measured" else f"; the expectations measured {c.baseline:g}")
-        for c in checks
-        if not c.passed
-    ]
-    notes = ["verified: not gated yet (the expectations have no min_verified)"] if not_gated else []
-    if flips:
-        notes.append(
-            f"{len(flips)} task(s) changed result since the expectations were measured "
+    if verdict.not_gated:
+        verdict.notes.append("verified: not gated yet (the expectations have no min_verified)")
+    if verdict.flips:
+        verdict.notes.append(
+            f"{len(verdict.flips)} task(s) changed result since the expectations were measured "
             "(listed, not gated: the limits above allow for it)"
         )
-    return Verdict(
-        passed=not failures,
-        baseline=label,
-        baseline_commit=exp.measured_on.get("commit"),
-        failures=failures,
-        notes=notes,
-        metrics=checks,
-        flips=flips,
-        not_gated=not_gated,
-    )
+    verdict.baseline_commit = exp.measured_on.get("commit")
+    return verdict
 
 
 def gate_cards(cards: list[Scorecard], exp: Expectations, label: str) -> Verdict:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from gaia_eval.agents.models import Transcript
 from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.items import item_dir, split_item_id
 from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.judge import Attempt
-from gaia_eval.tasks.models import Judgement, TaskResult, Transcript
-from gaia_eval.tasks.results import item_dir, split_item_id
+from gaia_eval.tasks.models import Judgement, TaskResult
 
 UNAVAILABLE = "judge unavailable"
 

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.agents.models import ToolCall
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.complete import Completion
 from gaia_eval.llm.outage import ModelRequestError
 from gaia_eval.tasks.definitions import TaskDef, toybox_dir
-from gaia_eval.tasks.models import AXES, Judgement, ToolCall
+from gaia_eval.tasks.models import AXES, Judgement
 
 SNAPSHOT_CAP = 12_000
 SETUP_DIFF_CAP = 4_000

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from gaia_eval.agents.fence import FenceExtra
+    from gaia_eval.agents.workspace import Workspace
     from gaia_eval.tasks.definitions import TaskDef
-    from gaia_eval.tasks.fence import FenceExtra
     from gaia_eval.tasks.models import TaskResult
     from gaia_eval.tasks.runner import TasksConfig
-    from gaia_eval.tasks.workspace import Workspace
 
 
 class TaskKind(Protocol):

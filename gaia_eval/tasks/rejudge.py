@@ -8,6 +8,7 @@ from pathlib import Path
 from gaia_eval.core.results import Envelope
 from gaia_eval.tasks.definitions import TaskDef
 from gaia_eval.tasks.grading import grade
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.results import load_run
 from gaia_eval.tasks.suite import TasksSuite
 
@@ -23,8 +24,8 @@ def judge_run(
     """`tasks judge DIR`: grade every task of a finished run again and rewrite its
     results.json, items.jsonl and reports (under the eval lock)."""
     from gaia_eval.core.errors import InvalidInputError
+    from gaia_eval.core.rewrite import rewriting
     from gaia_eval.core.suite import suite_class
-    from gaia_eval.tasks.rewrite import rewriting
 
     env, pre_engine = load_run(folder)
     if pre_engine:
@@ -37,7 +38,7 @@ def judge_run(
     if not issubclass(cls, TasksSuite):
         msg = f"{folder}: a {env.header.suite} run, not a tasks run"
         raise InvalidInputError(msg)
-    with rewriting(folder, env, cls, f"gaia-eval tasks judge {folder}") as results:
+    with rewriting(folder, env, cls, f"gaia-eval tasks judge {folder}", TaskResult) as results:
         env.header.judge = judge_model
         env.header.settings["judge_attempts"] = attempts_allowed
         grade(

@@ -6,37 +6,11 @@ from __future__ import annotations
 import html
 
 from gaia_eval.core.charts import bars
-from gaia_eval.core.report import Block, Chart, Para, Section, Table
+from gaia_eval.core.report import Block, Chart, Para, Report, Section, Table
+from gaia_eval.core.results import Envelope
 from gaia_eval.llm.pricing import rate_card_date
-from gaia_eval.tasks.models import AXES, Counts, Scorecard, TaskResult, TasksSummary
-
-
-def counts(ts: list[TaskResult]) -> Counts:
-    """The scorecard counts (docs/tasks.md) over a list of task results."""
-    judged = [t for t in ts if t.judge is not None and t.judge.judged()]
-    qualities = [q for t in judged if t.judge and (q := t.judge.quality()) is not None]
-    return Counts(
-        tasks=len(ts),
-        passed=sum(t.passed is True for t in ts),
-        coding=sum(t.check == "mechanical" for t in ts),
-        verified=sum(t.verified for t in ts if t.check == "mechanical"),
-        errors=sum(t.error is not None for t in ts),
-        unmeasured=sum(t.error_kind == "unavailable" for t in ts),
-        judged=len(judged),
-        quality=round(sum(qualities) / len(qualities), 2) if qualities else None,
-        misreported=sum(1 for t in judged if t.judge and (t.judge.fabrication_free or 5) < 5),
-        steps=sum(t.steps for t in ts),
-        tool_calls=sum(t.tool_calls for t in ts),
-        input_tokens=sum(t.input_tokens for t in ts),
-        output_tokens=sum(t.output_tokens for t in ts),
-        total_tokens=sum(t.input_tokens + t.output_tokens for t in ts),
-        wall_seconds=round(sum(t.wall_seconds for t in ts), 1),
-    )
-
-
-def summary(card: Scorecard) -> Counts:
-    """The counts of one scorecard (one repeat)."""
-    return counts(card.tasks)
+from gaia_eval.tasks.models import AXES, Scorecard, TaskResult, TasksSummary
+from gaia_eval.tasks.results import scorecards, summary
 
 
 def result_string(t: TaskResult) -> str:
@@ -248,4 +222,16 @@ def table_html(cards: list[Scorecard]) -> str:
     )
 
 
-__all__ = ["AXES", "counts", "headline", "sections", "summary", "table_html", "table_markdown"]
+__all__ = ["AXES", "headline", "sections", "summary", "table_html", "table_markdown"]
+
+
+def _summary(env: Envelope) -> TasksSummary:
+    return TasksSummary.model_validate(env.summary)
+
+
+def _sections(env: Envelope) -> list[Section]:
+    price = env.header.settings.get("price")  # --price, else the rate cards
+    return sections(_summary(env), scorecards(env), price if isinstance(price, list) else None)
+
+
+REPORT = Report(headline=lambda env: headline(_summary(env)), sections=_sections)

@@ -9,56 +9,56 @@ are the task names; every (task, repeat) is still its own item, resumed and shar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.items import item_id, split_item_id
 from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo, load_envelope
 from gaia_eval.core.results_io import read_json
 from gaia_eval.core.runmeta import Machine
-from gaia_eval.core.suite import Item
 from gaia_eval.tasks.models import (
     SCORECARD_SCHEMA,
+    Counts,
     Judgement,
     RunCost,
     Scorecard,
     TaskResult,
     TasksSummary,
 )
-from gaia_eval.tasks.report import counts
 
 SUITE = "tasks"
-REPEAT = "#r"
 LEGACY_DIGEST = "pre-engine scorecard"
 
 
-def item_id(task_id: str, repeat: int) -> str:
-    return task_id if repeat == 1 else f"{task_id}{REPEAT}{repeat}"
+def counts(ts: list[TaskResult]) -> Counts:
+    """The scorecard counts (docs/tasks.md) over a list of task results."""
+    judged = [t for t in ts if t.judge is not None and t.judge.judged()]
+    qualities = [q for t in judged if t.judge and (q := t.judge.quality()) is not None]
+    return Counts(
+        tasks=len(ts),
+        passed=sum(t.passed is True for t in ts),
+        coding=sum(t.check == "mechanical" for t in ts),
+        verified=sum(t.verified for t in ts if t.check == "mechanical"),
+        errors=sum(t.error is not None for t in ts),
+        unmeasured=sum(t.error_kind == "unavailable" for t in ts),
+        judged=len(judged),
+        quality=round(sum(qualities) / len(qualities), 2) if qualities else None,
+        misreported=sum(1 for t in judged if t.judge and (t.judge.fabrication_free or 5) < 5),
+        steps=sum(t.steps for t in ts),
+        tool_calls=sum(t.tool_calls for t in ts),
+        input_tokens=sum(t.input_tokens for t in ts),
+        output_tokens=sum(t.output_tokens for t in ts),
+        total_tokens=sum(t.input_tokens + t.output_tokens for t in ts),
+        wall_seconds=round(sum(t.wall_seconds for t in ts), 1),
+    )
 
 
-def split_item_id(item: str) -> tuple[str, int]:
-    """(task id, repeat) of an item id."""
-    task, sep, n = item.rpartition(REPEAT)
-    if sep and task and n.isdigit():
-        return task, int(n)
-    return item, 1
-
-
-def select_tasks(items: Sequence[Item], only: Sequence[str] | None) -> Sequence[Item]:
-    """The items (every repeat) of the tasks named in `only`; all of them for None."""
-    if only is None:
-        return items
-    wanted = set(only)
-    return [i for i in items if split_item_id(i.id)[0] in wanted]
-
-
-def item_dir(out: Path, item: str) -> Path:
-    """Where an item's transcript and diffs go: `<out>/<task>`, `<out>/r2/<task>`, ..."""
-    task, repeat = split_item_id(item)
-    return out / task if repeat == 1 else out / f"r{repeat}" / task
+def summary(card: Scorecard) -> Counts:
+    """The counts of one scorecard (one repeat)."""
+    return counts(card.tasks)
 
 
 # ---- results of records -----------------------------------------------------------------
@@ -169,7 +169,7 @@ def _meter_data(env: Envelope) -> dict[str, Any] | None:
 
 def metered_cost(env: Envelope) -> RunCost | None:
     """The run's cost from the billing meter (`--meter`), once its closing snapshot is in."""
-    from gaia_eval.tasks.meter import MeterRecord
+    from gaia_eval.agents.meter import MeterRecord
 
     data = _meter_data(env)
     if data is None or not data.get("after"):
@@ -284,6 +284,11 @@ def _card(data: Any, source: Path | str) -> Scorecard:
     except ValidationError as err:
         msg = f"{source}: invalid scorecard: {err}"
         raise InvalidInputError(msg) from err
+
+
+def describe(data: dict[str, Any]) -> str | None:
+    """A pre-engine scorecard, named in an error when it is not the file asked for."""
+    return "a tasks scorecard" if "tasks" in data and "harness" in data else None
 
 
 def legacy_envelope(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -8,26 +8,26 @@ resume, shards, the report) is the run loop's (core.runloop).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
+from gaia_eval.agents import gateway, ghstub
+from gaia_eval.agents.harnesses.base import Harness
+from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.models import AgentOutcome, Transcript
+from gaia_eval.agents.run import Fence, agent_cost, run_agent, tail
+from gaia_eval.agents.workspace import Workspace, copy_project, touched_files, tree_diff
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
-from gaia_eval.llm.pricing import price
-from gaia_eval.tasks import gateway, ghstub
 from gaia_eval.tasks.checks import after_answer, decide_mechanical, evaluate, verified, web_uses
-from gaia_eval.tasks.definitions import TaskDef
-from gaia_eval.tasks.harnesses.base import Harness
-from gaia_eval.tasks.isolation import Completed, agent_env, run_capped
-from gaia_eval.tasks.models import AgentOutcome, TaskResult, Transcript
-from gaia_eval.tasks.workspace import prepare, touched_files, tree_diff
-
-if TYPE_CHECKING:
-    from gaia_eval.tasks.fence import FencePlan
+from gaia_eval.tasks.definitions import TaskDef, data_dir, toybox_dir
+from gaia_eval.tasks.models import TaskResult
+from gaia_eval.tasks.setups import SETUPS, cache_file_for
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
 TAIL = 4000
@@ -87,6 +87,14 @@ def task_env(root: Path, task: TaskDef) -> dict[str, str]:
     return env
 
 
+def prepare(task: TaskDef, work_root: Path, source: Path | None = None) -> Workspace:
+    """Copy the toybox, apply the task's setup, snapshot the result; its cache file goes
+    with the workspace."""
+    setup = SETUPS[task.setup] if task.setup else None
+    ws = copy_project(source or toybox_dir(), work_root, prefix=task.id, setup=setup)
+    return dataclasses.replace(ws, leftovers=(cache_file_for(ws.project),))
+
+
 def run_task(
     cfg: TasksConfig,
     task: TaskDef,
@@ -99,9 +107,12 @@ def run_task(
     """Run `task` once; raises InfrastructureError when the model backend was down."""
     harness = harness or cfg.harness
     task_dir.mkdir(parents=True, exist_ok=True)
+    from gaia_eval.agents.grader import remember_runner
+
+    remember_runner()  # before any agent: the checks' runner as it was
     # Absolute: the harness child runs in the project folder, so a relative path would
     # point it at a different place than the one the record is read back from.
-    from gaia_eval.tasks.fence import FenceExtra
+    from gaia_eval.agents.fence import FenceExtra
     from gaia_eval.tasks.kinds import kind_for
 
     kind = kind_for(task)
@@ -123,13 +134,13 @@ def run_task(
         stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
         # The answer keys (task definitions, reference attempts), every results folder,
         # every other task's workdir and cache and this task's baseline are invisible to
-        # the agent (tasks.fence).
-        from gaia_eval.tasks import fence as fence_mod
+        # the agent (agents.fence).
+        from gaia_eval.agents import fence as fence_mod
 
         extra = kind.fence(cfg, task, harness.name) if kind and cfg.fence else FenceExtra()
         fence = (
             Fence(
-                hide=[*fence_mod.standard_hide(results_dir, work_root), *extra.hide],
+                hide=[*fence_mod.standard_hide(data_dir(), results_dir, work_root), *extra.hide],
                 expose=[ws.root],
                 rehide=[ws.baseline],
                 keep_ro=list(extra.keep_ro),
@@ -155,8 +166,8 @@ def run_task(
             task=task.id,
             prompt=prompt,
             outcome=outcome,
-            stdout_tail=_tail(stdout, TAIL),
-            stderr_tail=_tail(stderr, TAIL),
+            stdout_tail=tail(stdout, TAIL),
+            stderr_tail=tail(stderr, TAIL),
         )
         write_json(task_dir / "transcript.json", transcript.model_dump(mode="json", by_alias=True))
         if outcome.error_kind == "unavailable":
@@ -184,93 +195,6 @@ def run_task(
     finally:
         if not cfg.keep_workdirs:
             ws.cleanup()
-
-
-@dataclass(frozen=True)
-class Fence:
-    """What the fence hides from an agent (tasks.fence: bubblewrap or sandbox-exec), in
-    order: `hide`, then `expose` (the task's folder, first entry) and `keep_ro` bound back,
-    then `rehide`."""
-
-    hide: list[Path]
-    expose: list[Path]
-    rehide: list[Path]
-    keep_ro: list[Path] = field(default_factory=list)
-
-    def plan(self) -> FencePlan:
-        from gaia_eval.tasks import fence
-
-        return fence.plan(
-            task_root=self.expose[0], hide=self.hide, rehide=self.rehide, keep_ro=self.keep_ro
-        )
-
-
-def run_agent(
-    harness: Harness,
-    *,
-    task_id: str,
-    prompt: str,
-    project: Path,
-    agent_dir: Path,
-    max_steps: int,
-    env: dict[str, str],
-    timeout_s: float,
-    fence: Fence | None = None,
-) -> tuple[AgentOutcome, Completed]:
-    """Launch `harness` on `prompt` in `project` under the wall-clock cap (fenced when
-    asked) and read its record back. A harness that cannot start is an
-    InfrastructureError; a cut-off or failed agent is an outcome with its error set."""
-    plan = harness.launch(task_id, prompt, project, agent_dir, max_steps)
-    env = {**env, **(plan.env or {})}  # the harness's model route, if it has one
-    stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
-    argv = plan.argv
-    if fence is not None:
-        from gaia_eval.tasks.fence import wrap
-
-        argv = wrap(argv, fence.plan())
-    try:
-        done = run_capped(
-            argv,
-            cwd=project,
-            env=env,
-            timeout_s=timeout_s,
-            stdout=stdout,
-            stderr=stderr,
-            stdin=plan.stdin,
-        )
-    except OSError as err:
-        msg = f"harness {harness.name} could not start {plan.argv[0]!r}: {err}"
-        raise InfrastructureError(msg) from err
-    outcome = harness.collect(agent_dir, stdout, stderr)
-    if done.timed_out and not outcome.error:
-        outcome.error = f"cut off at the {timeout_s:g}s wall-clock cap"
-        outcome.error_kind = "failed"
-    elif done.returncode != 0 and not outcome.error:
-        outcome.error = f"agent exited with status {done.returncode}: {_tail(stderr, 300)}"
-        outcome.error_kind = "failed"
-    return outcome, done
-
-
-CostSource = Literal["metered", "api_equivalent", "harness_counts"]
-
-
-def agent_cost(
-    model: str,
-    harness: Harness,
-    outcome: AgentOutcome,
-    price_override: tuple[float, float] | None = None,
-    gateway_tokens: dict[str, int] | None = None,
-) -> tuple[float | None, CostSource | None]:
-    """(cost in USD or None when unknown, its source) of one agent run. Claude Code on an
-    open model (its calls went through the gateway) is priced from the counts, never from
-    its own figure, which is an Anthropic list price."""
-    cost = price(model, outcome.input_tokens, outcome.output_tokens, price_override)
-    source: CostSource | None = "harness_counts" if outcome.steps or gateway_tokens else None
-    routed = gateway_tokens is not None and harness.name == "claude-code"
-    if outcome.reported_cost_usd is not None and harness.name == "claude-code" and not routed:
-        # Claude Code's own figure: the list price of its tokens, not money spent.
-        cost, source = outcome.reported_cost_usd, "api_equivalent"
-    return cost, source
 
 
 def score_task(
@@ -353,11 +277,3 @@ def _gateway_counts(
             # No usage from the server: the tokens are unknown (n/a), never 0 priced as $0.
             outcome.input_tokens = outcome.output_tokens = outcome.cached_tokens = 0
     return totals
-
-
-def _tail(path: Path, n: int) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return ""
-    return data[-n:].decode("utf-8", "replace")

@@ -9,36 +9,21 @@ classmethods read a results.json alone (summary, gate rules, headline, report se
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import cast
 
 from pydantic import BaseModel
 
-from gaia_eval.core.compare.metrics import ItemMetric
-from gaia_eval.core.gate import CheckRule, GateRules, MetricRule
-from gaia_eval.core.report import Section
+from gaia_eval.agents.harnesses.base import Harness
+from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.results import Envelope
-from gaia_eval.core.suite import HeaderFields, Item, Metric, RunContext, Suite
+from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
-from gaia_eval.tasks import report
 from gaia_eval.tasks.definitions import task_definition, toybox_digest
-from gaia_eval.tasks.gate import (
-    MISREPORT_SLACK,
-    PASS_SLACK,
-    QUALITY_SLACK,
-    USAGE_SLACK,
-    VERIFIED_SLACK,
-)
-from gaia_eval.tasks.harnesses.base import Harness
+from gaia_eval.tasks.gate import GATE
 from gaia_eval.tasks.models import TaskResult, TasksSummary
-from gaia_eval.tasks.results import (
-    item_dir,
-    item_id,
-    scorecards,
-    select_tasks,
-    summarise,
-)
+from gaia_eval.tasks.report import REPORT
+from gaia_eval.tasks.results import summarise
 from gaia_eval.tasks.runner import TasksConfig, run_task
 
 
@@ -47,6 +32,8 @@ class TasksSuite(Suite):
     title = "Flagship agent tasks"
     item_model = TaskResult
     item_noun = "task"
+    gate = GATE
+    report = REPORT
 
     def __init__(self, cfg: TasksConfig) -> None:
         self.cfg = cfg
@@ -97,7 +84,7 @@ class TasksSuite(Suite):
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
         ctx.setup["checks"] = {t.id: t.check for t in self.cfg.tasks}
-        from gaia_eval.tasks.fence import register_run
+        from gaia_eval.agents.fence import register_run
 
         # Every run, fenced or not, so that later fenced runs hide it wherever it is.
         register_run(ctx.out_dir)
@@ -143,7 +130,7 @@ class TasksSuite(Suite):
             grade_results(ctx.out_dir, typed_sw, sw, run_id_for(ctx.out_dir))
         if not self.cfg.judge_model:
             return
-        from gaia_eval.tasks.credentials import for_judge
+        from gaia_eval.agents.credentials import for_judge
         from gaia_eval.tasks.grading import grade, needs_grade
 
         typed = cast(dict[str, TaskResult], results)
@@ -168,79 +155,6 @@ class TasksSuite(Suite):
     def summarise(cls, env: Envelope) -> TasksSummary:
         return summarise(env)
 
-    @classmethod
-    def gate_rules(cls) -> GateRules:
-        return GateRules(
-            metrics=(
-                MetricRule("passed", absolute=PASS_SLACK),
-                MetricRule("verified", absolute=VERIFIED_SLACK),
-                MetricRule("quality", absolute=QUALITY_SLACK),
-                MetricRule("misreported", higher_is_better=False, absolute=MISREPORT_SLACK),
-                MetricRule("total_tokens", False, absolute=0.0, relative=USAGE_SLACK),
-                MetricRule("steps", False, absolute=0.0, relative=USAGE_SLACK),
-            ),
-            # A coding task's mechanical verdict must still pass; a judged verdict (judge
-            # noise) and `verified` flips are listed, not failed on.
-            checks=(CheckRule("passed"), CheckRule("*", must_still_pass=False)),
-        )
-
-    @classmethod
-    def gate_metrics(cls, env: Envelope) -> dict[str, Metric]:
-        c = TasksSummary.model_validate(env.summary).counts
-        out = {
-            "passed": Metric(c.passed, c.tasks),
-            "verified": Metric(c.verified, c.coding),
-            "total_tokens": Metric(c.total_tokens, c.tasks),
-            "steps": Metric(c.steps, c.tasks),
-        }
-        if c.judged:
-            out["quality"] = Metric(c.quality, c.judged)
-            out["misreported"] = Metric(c.misreported, c.judged)
-        return out
-
-    @classmethod
-    def gate_checks(cls, env: Envelope) -> dict[tuple[str, str], bool | None]:
-        out: dict[tuple[str, str], bool | None] = {}
-        for rec in env.items:
-            if rec.status != "ok" or rec.result is None:
-                continue
-            res = TaskResult.model_validate(rec.result)
-            if res.check == "mechanical":
-                out[(rec.id, "passed")] = res.passed
-                out[(rec.id, "verified")] = res.verified
-            else:
-                out[(rec.id, "passed (judged)")] = res.passed
-        return out
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        return report.headline(TasksSummary.model_validate(env.summary))
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        price = env.header.settings.get("price")  # --price, else the rate cards
-        return report.sections(
-            TasksSummary.model_validate(env.summary),
-            scorecards(env),
-            price if isinstance(price, list) else None,
-        )
-
-    @classmethod
-    def compare_metrics(cls, env: Envelope) -> list[ItemMetric]:
-        """The gate's item checks per task: a task's repeats (`<task>#<k>`) are repeats of one
-        unit, resampled together, so repeat noise is not counted as more tasks."""
-        from gaia_eval.tasks.results import split_item_id
-
-        rules = cls.gate_rules().checks
-        out: dict[str, ItemMetric] = {}
-        for (item, check), ok in cls.gate_checks(env).items():
-            if ok is None:
-                continue
-            gated = next(r for r in rules if fnmatchcase(check, r.pattern)).must_still_pass
-            metric = out.setdefault(check, ItemMetric(check, "binary", gated=gated))
-            metric.add(split_item_id(item)[0], ok, item)
-        return [out[k] for k in sorted(out)]
-
 
 class ControlsSuite(TasksSuite):
     """Three planted attempts at one task whose verdicts are known (`tasks controls`)."""
@@ -259,8 +173,8 @@ class ControlsSuite(TasksSuite):
         ]
 
     def harness_for(self, item: Item) -> Harness:
+        from gaia_eval.agents.harnesses.replay import ReplayHarness
         from gaia_eval.tasks.controls import CONTROL_TASK, SCRIPTS
-        from gaia_eval.tasks.harnesses.replay import ReplayHarness
 
         return ReplayHarness({CONTROL_TASK: SCRIPTS[item.id]})
 

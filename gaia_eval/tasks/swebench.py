@@ -1,7 +1,7 @@
 """The `swebench` suite: SWE-bench Verified instances as tasks, built at run time.
 
 Each task is the instance's issue text plus a fixed paragraph, on a sealed checkout of the
-repository at `base_commit` (tasks.checkout). The agent's only Python is a bare venv (no
+repository at `base_commit` (agents.checkout). The agent's only Python is a bare venv (no
 packages, not even pip) first on PATH, so an installed newer release of the package under
 test, which may hold the fix, cannot be imported. After the agent exits its patch (new
 files included) becomes a row of `<out>/predictions.jsonl`; an empty patch fails at once.
@@ -22,15 +22,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.agents import checkout
+from gaia_eval.agents.fence import FenceExtra
+from gaia_eval.agents.isolation import toolchain_dir
+from gaia_eval.agents.workspace import IGNORED, Workspace
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.results_io import read_json, write_text
-from gaia_eval.tasks import checkout
 from gaia_eval.tasks.definitions import TaskDef
-from gaia_eval.tasks.fence import FenceExtra
-from gaia_eval.tasks.isolation import toolchain_dir
 from gaia_eval.tasks.models import TaskResult
-from gaia_eval.tasks.swebench_data import PILOT, all_ids, cache_dir, load_rows, sample
-from gaia_eval.tasks.workspace import IGNORED, Workspace
+from gaia_eval.tasks.swebench_data import (
+    PILOT,
+    all_ids,
+    cache_dir,
+    check_id,
+    load_rows,
+    sample,
+)
 
 MAX_STEPS = 120
 PARAGRAPH = (
@@ -63,6 +70,25 @@ class SwebenchOptions:
 # ---- building the suite -------------------------------------------------------------------
 
 
+SUBSET_PREFIX = "subset:"
+
+
+def subset_ids(name: str) -> list[str]:
+    """The instances of a named subset (`--instances subset:smoke`), from the shipped
+    swebench_subsets.json the CI lanes name."""
+    from importlib import resources
+
+    path = resources.files("gaia_eval.tasks") / "data" / "swebench_subsets.json"
+    subsets = read_json(Path(str(path)))["subsets"]
+    if name not in subsets:
+        msg = (
+            f"--instances subset:{name}: no such subset in {path.name} "
+            f"(known: {', '.join(sorted(subsets))})"
+        )
+        raise InvalidInputError(msg)
+    return [check_id(i, f"{path.name} subset {name}") for i in subsets[name]["instances"]]
+
+
 def select_ids(instances: str | None, n: int | None, seed: int, work_root: Path) -> list[str]:
     """--instances a,b, or --sample N --seed S, or the pilot."""
     if instances and n is not None:
@@ -70,6 +96,8 @@ def select_ids(instances: str | None, n: int | None, seed: int, work_root: Path)
         raise InvalidInputError(msg)
     if n is not None:
         return sample(all_ids(work_root), n, seed)
+    if instances and instances.startswith(SUBSET_PREFIX):
+        return subset_ids(instances.removeprefix(SUBSET_PREFIX))
     if instances:
         ids = [i.strip() for i in instances.split(",") if i.strip()]
         if not ids:

@@ -62,7 +62,7 @@ def check_id(value: object, where: str) -> str:
 
 def validate_row(row: Any, where: str) -> dict[str, Any]:
     """A row with every field the suite uses, its git values checked."""
-    from gaia_eval.tasks.checkout import full_commit
+    from gaia_eval.agents.checkout import full_commit
 
     if not isinstance(row, dict):
         msg = f"{where}: a SWE-bench row must be an object"

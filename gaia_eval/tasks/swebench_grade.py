@@ -214,7 +214,7 @@ def grade_results(
 ) -> int:
     """Grade every SWE-bench result (item id -> result) awaiting the harness, in place,
     each against its repeat folder's predictions; how many were graded."""
-    from gaia_eval.tasks.results import item_dir, split_item_id
+    from gaia_eval.core.items import item_dir, split_item_id
 
     n = 0
     for iid, res in results.items():
@@ -242,15 +242,15 @@ def run_id_for(out: Path) -> str:
 def regrade_run(folder: Path, opts: SwebenchOptions) -> tuple[int, Any]:
     """`tasks swebench DIR`: grade the run's awaiting instances, rewrite results.json,
     items.jsonl and the reports (under the eval lock); (graded, envelope)."""
+    from gaia_eval.core.rewrite import rewriting
     from gaia_eval.core.suite import suite_class
     from gaia_eval.tasks.results import load_run
-    from gaia_eval.tasks.rewrite import rewriting
 
     env, pre_engine = load_run(folder)
     if pre_engine or env.header.tier != "swebench":
         msg = f"{folder}: not a `tasks run --suite swebench` folder (suite {env.header.tier!r})"
         raise InvalidInputError(msg)
     cls = suite_class(env.header.suite)
-    with rewriting(folder, env, cls, f"gaia-eval tasks swebench {folder}") as results:
+    with rewriting(folder, env, cls, f"gaia-eval tasks swebench {folder}", TaskResult) as results:
         graded = grade_results(folder, results, opts, run_id_for(folder))
     return graded, env

@@ -1,7 +1,7 @@
 """TheRock-style `diff` tasks: a real merged fix of a repository, pinned to two commits.
 
 The agent gets a single-branch shallow checkout at `base` (the fix's parent) with its
-remote removed, and the fix in no ref and no object (tasks.checkout verifies it). After
+remote removed, and the fix in no ref and no object (agents.checkout verifies it). After
 the agent exited, a weak mechanical gate asks that it touched at least one of the
 `reference_files`. Only in the judge step is the merge fetched: its parent is checked
 against the pinned base (GitHub's base.sha of a pull request is not always that parent;
@@ -18,13 +18,13 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from gaia_eval.agents import checkout
+from gaia_eval.agents.fence import FenceExtra
+from gaia_eval.agents.workspace import Workspace, touched_files
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.core.results_io import write_text
-from gaia_eval.tasks import checkout
 from gaia_eval.tasks.definitions import TaskDef
-from gaia_eval.tasks.fence import FenceExtra
 from gaia_eval.tasks.models import TaskResult
-from gaia_eval.tasks.workspace import Workspace, touched_files
 
 DEFAULT_URL = "https://github.com/ROCm/TheRock"
 DEFAULT_REPO = "ROCm/TheRock"

@@ -68,6 +68,6 @@ def check_pins(tasks: Iterable[TaskDef], path: Path) -> None:
 
 
 def _full(value: str, where: str) -> None:
-    from gaia_eval.tasks.checkout import full_commit
+    from gaia_eval.agents.checkout import full_commit
 
     full_commit(value, where)

@@ -42,7 +42,7 @@ def reference_for(task: Any, *, therock_url: str | None, work_root: Path | None,
         from gaia_eval.tasks.therock import DEFAULT_URL, write_reference
 
         return write_reference(task, therock_url or DEFAULT_URL, work_root, tdir)
-    from gaia_eval.tasks.checkout import shared_work_root
+    from gaia_eval.agents.checkout import shared_work_root
     from gaia_eval.tasks.swebench import gold_patch
 
     return gold_patch(shared_work_root(work_root), task.id)
@@ -166,7 +166,7 @@ def grade_upstream(
     label: str,
 ) -> None:
     """Grade one group's repository attempts, one batch per kind, and apply the verdicts."""
-    from gaia_eval.tasks.results import item_dir
+    from gaia_eval.core.items import item_dir
 
     for check in ("diff", "swebench"):
         batch = [a for a in attempts if a.task.check == check]

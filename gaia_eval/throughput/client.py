@@ -21,7 +21,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from gaia_eval.throughput.record import StreamRecord
-from gaia_eval.throughput.sse import SSEParser
+from gaia_eval.throughput.sse import EventTooLarge, SSEParser
 
 Api = Literal["openai", "anthropic"]
 _ID_HEADERS = ("x-request-id", "request-id", "x-vllm-request-id", "x-amzn-requestid")
@@ -218,7 +218,10 @@ class _Conn(asyncio.Protocol):
 
     def _payload(self, data: bytes, t: int) -> None:
         if self._sse is not None:
-            self._sse.feed(data, t)
+            try:
+                self._sse.feed(data, t)
+            except EventTooLarge as err:  # the request fails as the server's, bounded
+                raise _ProtocolError("malformed_sse", str(err)) from None
         elif len(self._error_body) < _MAX_ERROR_BODY:
             self._error_body += data[: _MAX_ERROR_BODY - len(self._error_body)]
 

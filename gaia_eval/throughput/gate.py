@@ -1,5 +1,6 @@
-"""The performance gate (spec §9): absolute bars from a manifest, checked on every level.
-Pure: a manifest and an envelope in, a Verdict out.
+"""The performance gate (spec §9): absolute bars from a manifest, checked on every level
+by the engine's fixed-bar rule kind (core.gate.check_bars). Pure: a manifest and an
+envelope in, a Verdict out.
 
 With `enforce: false` (the spec's default) a miss is reported in the verdict's notes and
 the gate passes (report mode); with `enforce: true` each miss is a failure (exit 1). A bar
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gaia_eval.core.compare.metrics import Distribution
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.results import Envelope, MetricCheck, Verdict
+from gaia_eval.core.gate import Bar, GateRules, check_bars
+from gaia_eval.core.results import Envelope, Verdict
 from gaia_eval.throughput.models import GateManifest, LevelResult
 
 DEFAULT_MANIFEST = GateManifest(
@@ -30,8 +33,10 @@ def load_manifest(path: Path) -> GateManifest:
     import yaml
     from pydantic import ValidationError
 
+    from gaia_eval.core.yamltext import load_yaml
+
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = load_yaml(Path(path).read_text(encoding="utf-8"), f"--gate {path}")
     except OSError as err:
         msg = f"--gate {path}: cannot read ({err.strerror or err})"
         raise InvalidInputError(msg) from err
@@ -53,49 +58,55 @@ def load_manifest(path: Path) -> GateManifest:
         raise InvalidInputError(msg) from err
 
 
-def manifest_verdict(manifest: GateManifest, label: str, env: Envelope) -> Verdict:
-    """Check every measured level against the manifest's bars."""
-    misses: list[str] = []
-    notes: list[str] = []
-    checks: list[MetricCheck] = []
+def bars(manifest: GateManifest, env: Envelope) -> tuple[dict[str, float | None], list[Bar]]:
+    """The manifest's bars on every measured level, and the levels' numbers, by
+    `<level> <number>` (`c1 ttft_s`)."""
+    values: dict[str, float | None] = {}
+    out: list[Bar] = []
     levels = [LevelResult.model_validate(r.result).stats for r in env.items if r.result is not None]
-    if not levels:
-        misses.append("no level was measured")
+    if not levels:  # a bar that fails: nothing was measured to hold to the manifest
+        return {"levels measured": 0}, [Bar("levels measured", 1, rule=">= 1 level measured")]
     for s in levels:
         tri = s.triage
         ttft_ms = tri.avg_ttft_ms if tri is not None else s.ttft_ms.mean
         tps = tri.avg_tokens_per_second if tri is not None else s.decode_tps_mean
-        bars: list[tuple[str, float | None, float | None, bool]] = [
+        rows: list[tuple[str, float | None, float | None, bool]] = [
             ("ttft_s", None if ttft_ms is None else ttft_ms / 1000, manifest.ttft_max_s, False),
             ("decode_tps", tps, manifest.throughput_min_tps, True),
             ("pipeline_s", s.duration_s, manifest.pipeline_max_s, False),
             ("peak_memory_gb", s.peak_memory_gb, manifest.peak_memory_max_gb, False),
         ]
-        for name, value, bar, higher in bars:
-            if bar is None:
+        for name, value, limit, higher in rows:
+            if limit is None:
                 continue
             metric = f"{s.level} {name}"
-            if value is None:
-                notes.append(f"{metric}: not measured, bar {bar:g} not checked")
-                continue
-            ok = value >= bar if higher else value <= bar
-            checks.append(
-                MetricCheck(
-                    name=metric,
-                    baseline=bar,
-                    current=round(value, 4),
-                    allowed=0.0,
-                    rule=f"{'>=' if higher else '<='} {bar:g}",
-                    passed=ok,
-                )
-            )
-            if not ok:
-                misses.append(f"{metric} = {value:.3f}, bar {'>=' if higher else '<='} {bar:g}")
-    if manifest.enforce:
-        failures = misses
-    else:
-        failures = []
-        notes = [f"report mode (enforce: false), would fail: {m}" for m in misses] + notes
-    return Verdict(
-        passed=not failures, baseline=label, failures=failures, notes=notes, metrics=checks
-    )
+            values[metric] = value
+            out.append(Bar(metric, limit, higher_is_better=higher))
+    return values, out
+
+
+def manifest_verdict(manifest: GateManifest, label: str, env: Envelope) -> Verdict:
+    """Check every measured level against the manifest's bars (the engine's fixed bars)."""
+    values, rules = bars(manifest, env)
+    return check_bars(values, rules, label=label, enforce=manifest.enforce)
+
+
+def latencies(env: Envelope) -> list[Distribution]:
+    """Every request's TTFT and E2E per load level (repeats pooled), for `gaia-eval compare`."""
+    out: dict[tuple[str, str], Distribution] = {}
+    for rec in env.items:
+        if rec.status != "ok" or not rec.result:
+            continue
+        res = LevelResult.model_validate(rec.result)
+        for row in res.requests:
+            for name in ("ttft_ms", "e2e_ms"):
+                value = getattr(row, name)
+                if value is not None:
+                    key = (res.stats.level, name)
+                    out.setdefault(key, Distribution(*key)).values.append(float(value))
+    return [out[k] for k in sorted(out)]
+
+
+GATE = GateRules(distributions=latencies)
+"""Nothing is gated against a baseline run (the bars above are the benchmark's gate);
+what `gaia-eval compare` compares between two runs: the latency distributions."""

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from gaia_eval.core import charts
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Section, Table, fmt
+from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats
+from gaia_eval.throughput.summary import level_results, summarise
 from gaia_eval.throughput.triage import STRETCH_TPS, THROUGHPUT_BAR_TPS
 
 _MAX_HISTOGRAMS = 6
@@ -22,10 +23,6 @@ def _load(s: LevelStats) -> str:
 
 def _x(s: LevelStats) -> float:
     return float(s.concurrency if s.concurrency is not None else s.rate or 0.0)
-
-
-def level_results(env: Envelope) -> list[LevelResult]:
-    return [LevelResult.model_validate(r.result) for r in env.items if r.result is not None]
 
 
 def headline_table(levels: list[LevelStats]) -> Table:
@@ -324,3 +321,24 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
         Section("Formulas", [Bullets([f"**{k}**: {v}" for k, v in summary.formulas.items()])])
     )
     return out
+
+
+def headline(env: Envelope) -> list[tuple[str, str]]:
+    out = []
+    for r in level_results(env):
+        s = r.stats
+        ttft = "–" if s.ttft_ms.p50 is None else f"{s.ttft_ms.p50:.1f}"
+        itl = "–" if s.itl_ms.p50 is None else f"{s.itl_ms.p50:.2f}"
+        tps = "–" if s.output_tokens_per_s is None else f"{s.output_tokens_per_s:.1f}"
+        text = (
+            f"TTFT p50 {ttft} ms, ITL p50 {itl} ms, {tps} output tok/s, "
+            f"{s.errors}/{s.requests} errors"
+        )
+        if s.triage is not None:
+            acc = s.triage.within_one_bucket_accuracy
+            text += f", triage within-one {'–' if acc is None else f'{acc:.2f}'}"
+        out.append((s.level, text))
+    return out
+
+
+REPORT = Report(headline=headline, sections=lambda env: sections(env, summarise(env)))

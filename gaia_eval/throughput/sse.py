@@ -12,6 +12,14 @@ from collections.abc import Callable
 # (arrival ns of the event's first byte, event name or b"", data payload, unknown field seen)
 EventSink = Callable[[int, bytes, bytes, bytes], None]
 
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+"""An unfinished event past this is refused: a token delta is bytes, and buffering one
+100 MB event (re-joined on every read) took 786 MB and minutes of copying."""
+
+
+class EventTooLarge(ValueError):
+    """An SSE event grew past MAX_EVENT_BYTES before it ended."""
+
 
 class SSEParser:
     """Incremental SSE splitter; calls `sink(t_ns, event, data, bad_field)` per event."""
@@ -49,6 +57,10 @@ class SSEParser:
             start += 1
         self._buf = buf[start:]
         self._t = t_first
+        if len(self._buf) > MAX_EVENT_BYTES:
+            self._buf = b""
+            msg = f"an SSE event over {MAX_EVENT_BYTES // (1024 * 1024)} MiB (not read on)"
+            raise EventTooLarge(msg)
 
     def pending(self) -> bool:
         """True when bytes of an unfinished event are buffered."""

@@ -8,32 +8,17 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from gaia_eval.core.compare.metrics import Distribution
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.report import Section
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
+from gaia_eval.throughput.gate import GATE
 from gaia_eval.throughput.load import LevelPlan
-from gaia_eval.throughput.metrics import FORMULAS, Tokenizer, variance_stats
-from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats, Variance
+from gaia_eval.throughput.metrics import Tokenizer
+from gaia_eval.throughput.models import BenchmarkSummary, LevelResult
+from gaia_eval.throughput.report import REPORT
+from gaia_eval.throughput.summary import summarise
 from gaia_eval.throughput.workloads import Workload, request_body
-
-# Metrics whose spread over repeats the summary reports.
-_VARIANCE_METRICS = (
-    "ttft_ms.p50",
-    "ttft_ms.p99",
-    "tpot_ms.p50",
-    "itl_ms.p50",
-    "e2e_ms.p50",
-    "output_tokens_per_s",
-    "requests_per_s",
-    "triage.within_one_bucket_accuracy",
-    "triage.urgent_vs_not_accuracy",
-    "triage.urgent_recall",
-    "triage.personal_recall",
-    "triage.category_accuracy",
-)
 
 
 @dataclass
@@ -50,20 +35,13 @@ class BenchConfig:
     tokenizer_spec: str | None = None
 
 
-def _pick(stats: LevelStats, path: str) -> float | None:
-    obj: Any = stats
-    for part in path.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return float(obj)
-
-
 class BenchmarkSuite(Suite):
     name: ClassVar[str] = "benchmark"
     title: ClassVar[str] = "Model-serving benchmark"
     item_model: ClassVar[type[BaseModel]] = LevelResult
     item_noun: ClassVar[str] = "level"
+    report = REPORT
+    gate = GATE
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
@@ -204,72 +182,4 @@ class BenchmarkSuite(Suite):
 
     @classmethod
     def summarise(cls, env: Envelope) -> BenchmarkSummary:
-        from gaia_eval.throughput.report import level_results
-
-        results = level_results(env)
-        levels = [r.stats for r in results]
-        server = env.setup.get("server") or {}
-        groups: dict[str, list[LevelStats]] = {}
-        for s in levels:
-            groups.setdefault(s.level.split("#", 1)[0], []).append(s)
-        variance: dict[str, dict[str, Variance]] = {}
-        repeats = int(env.header.settings.get("repeats", 1) or 1)
-        if repeats > 1:
-            for base, group in groups.items():
-                per: dict[str, Variance] = {}
-                for metric in _VARIANCE_METRICS:
-                    values = [v for s in group if (v := _pick(s, metric)) is not None]
-                    if values:
-                        per[metric] = Variance.model_validate(variance_stats(values))
-                variance[base] = per
-        return BenchmarkSummary(
-            workload=env.header.tier,
-            api=str(server.get("api", "openai")),
-            levels=levels,
-            variance=variance,
-            all_failed=bool(env.items) and not any(s.completed for s in levels),
-            client_limited=any(s.client_limited for s in levels),
-            formulas=FORMULAS,
-        )
-
-    @classmethod
-    def headline(cls, env: Envelope) -> list[tuple[str, str]]:
-        from gaia_eval.throughput.report import level_results
-
-        out = []
-        for r in level_results(env):
-            s = r.stats
-            ttft = "–" if s.ttft_ms.p50 is None else f"{s.ttft_ms.p50:.1f}"
-            itl = "–" if s.itl_ms.p50 is None else f"{s.itl_ms.p50:.2f}"
-            tps = "–" if s.output_tokens_per_s is None else f"{s.output_tokens_per_s:.1f}"
-            text = (
-                f"TTFT p50 {ttft} ms, ITL p50 {itl} ms, {tps} output tok/s, "
-                f"{s.errors}/{s.requests} errors"
-            )
-            if s.triage is not None:
-                acc = s.triage.within_one_bucket_accuracy
-                text += f", triage within-one {'–' if acc is None else f'{acc:.2f}'}"
-            out.append((s.level, text))
-        return out
-
-    @classmethod
-    def report_sections(cls, env: Envelope) -> list[Section]:
-        from gaia_eval.throughput.report import sections
-
-        return sections(env, cls.summarise(env))
-
-    @classmethod
-    def compare_distributions(cls, env: Envelope) -> list[Distribution]:
-        """Every request's TTFT and E2E per load level (repeats pooled), for `compare`."""
-        out: dict[tuple[str, str], Distribution] = {}
-        for rec in env.items:
-            if rec.status != "ok" or not rec.result:
-                continue
-            res = LevelResult.model_validate(rec.result)
-            for row in res.requests:
-                for name in ("ttft_ms", "e2e_ms"):
-                    value = getattr(row, name)
-                    if value is not None:
-                        key = (res.stats.level, name)
-                        out.setdefault(key, Distribution(*key)).values.append(float(value))
-        return [out[k] for k in sorted(out)]
+        return summarise(env)

@@ -118,9 +118,22 @@ def a_matches(text: bytes, known: list[bytes], on: set[str]) -> list[M]:
     return out
 
 
+ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+HEX = frozenset(b"0123456789abcdefABCDEF")
+# An escape that ends in a letter or digit and may sit right before a secret.
+ESCAPE_BEFORE = re.compile(rb"(?:\\[nrtbf]|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4})\Z")
+
+
+def left_boundary(text: bytes, p: int) -> bool:
+    """The text start, a byte not in [A-Za-z0-9], or an escape (`\\n`, `%3D`, `\\u003d`)."""
+    if p == 0 or text[p - 1] not in ALNUM:
+        return True
+    return bool(ESCAPE_BEFORE.search(text[max(0, p - 6) : p]))
+
+
 def shape_at(text: bytes, p: int, g: int, left_ok: bool, on: set[str]) -> M | None:
     # Prefixed shapes need the left boundary; key names may end a longer identifier.
-    if left_ok or text[p - 1] not in LEFT:
+    if left_ok or left_boundary(text, p):
         m = prefixed_at(text, p, g, on)
         if m:
             return m
@@ -156,6 +169,31 @@ def prefixed_at(text: bytes, p: int, g: int, on: set[str]) -> M | None:
         m = netrc(text, p, g)
         if m:
             return m
+    if "cli-password" in on:
+        m = mysql(text, p, g)
+        if m:
+            return m
+    return None
+
+
+def mysql(text: bytes, p: int, g: int) -> M | None:
+    """`mysql[a-z]{0,8}` then up to 16 arguments; the rest of the first `-p` argument."""
+    m = re.compile(rb"mysql([a-z]*)").match(text, p, g)
+    if not m or len(m.group(1)) > 8:
+        return None
+    q = m.end()
+    for _ in range(16):
+        blank = re.compile(rb"[ \t]+").match(text, q, g)
+        if not blank or len(blank.group()) > 16:
+            return None
+        arg = VISIBLE.match(text, blank.end(), g)
+        if not arg or len(arg.group()) > 256:
+            return None
+        if len(arg.group()) > 2 and arg.group().startswith(b"-p"):
+            if not real_password(arg.group()[2:]):
+                return None
+            return M(p, arg.end(), arg.start() + 2 - p, "cli-password")
+        q = arg.end()
     return None
 
 
@@ -164,10 +202,12 @@ def prefixed_at(text: bytes, p: int, g: int, on: set[str]) -> M | None:
 B64_40 = re.compile(rb"[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
 AWS_PAIR_SEP = re.compile(rb"[ \t:,;|=\"']{1,6}")
 AWS_NAME = re.compile(rb"(?i)(aws[_-]?)?secret[_-]?(access[_-]?)?key")
-ASSIGN = re.compile(rb"(?:\\?[\"'])?[ \t]{0,4}(?::=?|=>?|>)[ \t]{0,4}(\\?[\"'])?")
-ASSIGN_KEYS = (b"password", b"passwd", b"pwd", b"secret", b"token", b"pikey", b"pi_key")
+QUOTE = rb"\\{0,7}[\"']|&quot;|&#34;|&#39;|&apos;"
+ASSIGN = re.compile(rb"(?:" + QUOTE + rb")?[ \t]{0,4}(?::=?|=>?|>)[ \t]{0,4}(" + QUOTE + rb")?")
+FLAG = re.compile(rb"[ \t]{1,4}(" + QUOTE + rb")?")
+ASSIGN_KEYS = (b"password", b"passwd", b"pwd", b"secret", b"token", b"pikey", b"pi_key", b"pi-key")
 KEY_SUFFIX = re.compile(rb"(?i)[_-]?key")
-UNQUOTED = re.compile(rb"[!#$%*+\-./0-9:=?@A-Z^_a-z|~\x80-\xff]+")
+UNQUOTED = re.compile(rb"(?:[!#$%*+\-./0-9:=?@A-Z^_a-z|~\x80-\xff]|&amp;|&lt;|&gt;)+")
 ATTRIBUTE = re.compile(rb"[A-Za-z_].*\.[A-Za-z_]", re.S)
 VISIBLE = re.compile(rb"[\x21-\x7e\x80-\xff]+")
 PG_FIELD = re.compile(rb"[\x21-\x39\x3b-\x7e\x80-\xff]+")  # visible but ':'
@@ -179,6 +219,14 @@ B64_PADDED = re.compile(rb"[A-Za-z0-9+/]{2,}={0,2}")
 def assignment(text: bytes, q: int, g: int) -> tuple[int, bytes] | None:
     """(value start, its opening quote) after a key name, or None."""
     m = ASSIGN.match(text, q, g)
+    return (m.end(), m.group(1) or b"") if m else None
+
+
+def flag(text: bytes, name: int, q: int, g: int) -> tuple[int, bytes] | None:
+    """`--password VALUE`: the key name right after a `-`, 1..4 blanks, a quote or not."""
+    if name < 1 or text[name - 1] != 0x2D:
+        return None
+    m = FLAG.match(text, q, g)
     return (m.end(), m.group(1) or b"") if m else None
 
 
@@ -204,18 +252,18 @@ def mixed_secret(value: bytes) -> bool:
 
 def assigned_value_end(text: bytes, v: int, g: int, quote: bytes) -> int:
     if quote:
-        ch = quote[-1:]
+        ch = b"" if quote.startswith(b"&") else quote[-1:]
         lim = min(g, v + 257)
         e = v
         while (
             e < lim
-            and text[e : e + 1] != ch
             and text[e] != 0x5C
+            and not (ch and text[e : e + 1] == ch)
+            and not (text.startswith(quote, e) and e + len(quote) <= g)
             and (text[e] == 0x09 or 0x20 <= text[e] != 0x7F)
         ):
             e += 1
-        close = text[e : e + len(quote)]
-        if close != quote or e + len(quote) > g:
+        if not text.startswith(quote, e) or e + len(quote) > g:
             return 0
         return e if mixed_secret(text[v:e]) else 0
     m = UNQUOTED.match(text, v, g)
@@ -235,6 +283,15 @@ def real_password(pw: bytes) -> bool:
     )
 
 
+def credentials_b64(value: bytes) -> bool:
+    """Padded base64 of `user:password` (both non-empty, no control bytes)."""
+    if len(value) > 4096 or len(value) % 4 or not B64_PADDED.fullmatch(value):
+        return False
+    raw = base64.b64decode(value)
+    user, colon, pw = raw.partition(b":")
+    return bool(colon and user and pw) and not any(c < 0x20 or c == 0x7F for c in raw)
+
+
 def docker_auth(text: bytes, p: int, g: int) -> M | None:
     if not text.startswith(b"auth", p):
         return None
@@ -243,14 +300,47 @@ def docker_auth(text: bytes, p: int, g: int) -> M | None:
         return None
     m = re.compile(rb"[A-Za-z0-9+/=]*").match(text, a[0], g)
     assert m
-    value = m.group()
-    if len(value) > 4096 or len(value) % 4 or not B64_PADDED.fullmatch(value):
-        return None
-    raw = base64.b64decode(value)
-    user, colon, pw = raw.partition(b":")
-    if not (colon and user and pw) or any(c < 0x20 or c == 0x7F for c in raw):
+    if not credentials_b64(m.group()):
         return None
     return M(p, m.end(), a[0] - p, "docker-auth")
+
+
+def basic_auth(text: bytes, p: int, g: int) -> M | None:
+    """`basic` (left boundary before its `b`) matched at its `s`, blanks, base64 creds."""
+    if p < 2 or text[p - 2 : min(p + 3, g)].lower() != b"basic":
+        return None
+    if p > 2 and text[p - 3] in LEFT:
+        return None
+    blank = re.compile(rb"[ \t]+").match(text, p + 3, g)
+    if not blank or len(blank.group()) > 16:
+        return None
+    m = re.compile(rb"[A-Za-z0-9+/=]*").match(text, blank.end(), g)
+    assert m
+    if (m.end() < g and text[m.end()] in LEFT) or not credentials_b64(m.group()):
+        return None
+    return M(p, m.end(), blank.end() - p, "basic-auth")
+
+
+def private_key(text: bytes, p: int, g: int) -> M | None:
+    """`private[_-]?key` matched at its `v`, then an assignment or a flag's value."""
+    if p < 3 or text[p - 3 : min(p + 4, g)].lower() != b"private":
+        return None
+    suffix = KEY_SUFFIX.match(text, p + 4, g)
+    if not suffix:
+        return None
+    return assigned(text, p, p - 3, suffix.end(), g)
+
+
+def assigned(text: bytes, p: int, name: int, q: int, g: int) -> M | None:
+    """The secret-assignment match at `p` of a key name starting at `name` and ending at
+    `q`: an assignment, or a flag's blanks; a value that is not a prefixed shape."""
+    a = assignment(text, q, g) or flag(text, name, q, g)
+    if a is None:
+        return None
+    e = assigned_value_end(text, a[0], g, a[1])
+    if not e or prefixed_at(text, a[0], g, set(KINDS)):
+        return None
+    return M(p, e, a[0] - p, "secret-assignment")
 
 
 def netrc(text: bytes, p: int, g: int) -> M | None:
@@ -295,8 +385,14 @@ def keyed_at(text: bytes, p: int, g: int, left_ok: bool, on: set[str]) -> M | No
             m = keyed_value(text, p, g, name, rb"[A-Za-z0-9+/=]+", lo=40, hi=128, kind="azure")
             if m:
                 return m
+    if c in (b"s", b"S") and "basic-auth" in on:
+        m = basic_auth(text, p, g)
+        if m:
+            return m
     if c in (b"s", b"S", b"p", b"P", b"t", b"T") and "secret-assignment" in on:
         return generic(text, p, g, after_a=p > 0 and text[p - 1] in b"aA")
+    if c in (b"v", b"V") and "secret-assignment" in on:
+        return private_key(text, p, g)
     return None
 
 
@@ -340,13 +436,7 @@ def generic(text: bytes, p: int, g: int, *, after_a: bool) -> M | None:
     suffix = KEY_SUFFIX.match(text, q, g)
     if suffix:
         q = suffix.end()
-    a = assignment(text, q, g)
-    if a is None:
-        return None
-    e = assigned_value_end(text, a[0], g, a[1])
-    if not e or prefixed_at(text, a[0], g, set(KINDS)):
-        return None
-    return M(p, e, a[0] - p, "secret-assignment")
+    return assigned(text, p, p - 1 if key.startswith(b"pi") else p, q, g)
 
 
 def pgpass(text: bytes, p: int, g: int) -> M | None:
@@ -514,6 +604,11 @@ FRAGMENTS = [
     "API_KEY=", "api", "machine ", " login ", " password ", "db:5432:", "h:*:", "*:", ":5432:",
     '"auth": "',
     "dXNlcjpwYXNzd29yZDE=", "Tr0ub4dor&3", "$", "%2B", "(", ".", "'",
+    # the rules of issue 27
+    "Basic ", "Authorization: basic ", "x-api-key: ", "api-key: ", "PRIVATE_KEY=",
+    "private-key ", "mysql -p", "mysqldump ", " -p", "-P", "--password ", "--token '",
+    "-password ", "&quot;", "&#39;", "&amp;", "&lt;", "<password>", "\\u003d", "%3D", "%22",
+    "\\t", "notes-", "\\\\\\\"",
 ]  # fmt: skip
 
 
@@ -650,6 +745,20 @@ POSITIVE = [
     ("docker-auth", b'{"auths": {"r.io": {"auth": "Ym9iOlRyMHViNGRvciYz"}}}'),
     ("secret-assignment", b'DB_PASSWORD="Tr0ub4dor&3x"'),
     ("secret-assignment", b"SECRET_KEY = 'django-insecure-9f8e7d6c5b4a'"),
+    # issue 27
+    ("basic-auth", b"Authorization: Basic dXNlcjpUcjB1YjRkb3IzeFl6"),
+    ("secret-assignment", b"x-api-key: Ab3dEfGh1jKlMnOp9"),
+    ("secret-assignment", b"api-key: Ab3dEfGh1jKlMnOp9"),
+    ("secret-assignment", b"PRIVATE_KEY=4c0883a69102937d6231471b5dbb6204fe512961708279f1"),
+    ("cli-password", b"mysql -h db -uroot -pTr0ub4dor3xYz app"),
+    ("secret-assignment", b"deploy --password Tr0ub4dor3xYz --user bob"),
+    ("secret-assignment", b"password=&quot;Tr0ub4dor&amp;3xYz&quot;"),
+    ("secret-assignment", b"<password>Tr0ub4dor&amp;3xYz</password>"),
+    ("secret-assignment", b'{"log": "DB_PASSWORD=\\\\\\"Tr0ub4dor&3xYz\\\\\\""}'),
+    ("github", b"notes-ghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt.txt"),
+    ("github", b"out:\\nghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt"),
+    ("sk", b"q=%3Dsk-proj-Ab3dEfGh1jKlMnOp"),
+    ("sk", b"q=\\u0022sk-proj-Ab3dEfGh1jKlMnOp"),
 ]
 NEGATIVE = [
     b"AKIAIOSFODNN7EXAMPLE",
@@ -692,6 +801,19 @@ NEGATIVE = [
     b"secret: ${SECRET_VALUE}",
     b"PASSWORD_MIN_LENGTH = 12",
     b"password: str = Field()",
+    # issue 27 look-alikes
+    b"--password-file /run/secrets/db",
+    b"api-key-name: billing-Prod2",
+    b"the password is required",
+    b"Basic usage of the API",
+    b"basic auth is supported",
+    b"mysql -p app",
+    b"mysql -P3306 -h db app",
+    b"mysql -p$MYSQL_PWD app",
+    b"private_key_path = '/etc/ssl/key.pem'",
+    b"x-api-key: ${API_KEY}",
+    b"--token $GITHUB_TOKEN",
+    b"taskghp_aBcD1234EfGh5678IjKl9012MnOp3456QrSt",
 ]
 
 

@@ -39,6 +39,7 @@ from engine_toy import ToySuite  # noqa: E402
 from gaia_eval.cli.main import main as main_cli  # noqa: E402
 from gaia_eval.core import runloop, stats  # noqa: E402
 from gaia_eval.core.compare.engine import load  # noqa: E402
+from gaia_eval.core.compare.metrics import item_metrics  # noqa: E402
 from gaia_eval.core.runloop import RunRequest  # noqa: E402
 from gaia_eval.core.suite import suite_class  # noqa: E402
 
@@ -77,7 +78,7 @@ def splits(run: Path) -> list[tuple[str, str, int, Counter[str]]]:
     side = load(str(run))
     suite = suite_class(side.env.header.suite)
     out = []
-    for metric in suite.compare_metrics(side.env):
+    for metric in item_metrics(suite.gate, side.env):
         units = sorted(metric.values)
         means = {u: sum(metric.values[u]) / len(metric.values[u]) for u in units}
         half = len(units) // 2

@@ -11,6 +11,8 @@ inconclusive otherwise. Percentiles are numpy's linear ones (core.stats.percenti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -37,8 +39,8 @@ def _resampled(
 
 
 def compare_distributions(
-    before: list[Distribution],
-    after: list[Distribution],
+    before: Sequence[Distribution],
+    after: Sequence[Distribution],
     *,
     alpha: float,
     resamples: int,

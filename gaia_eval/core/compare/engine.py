@@ -19,7 +19,7 @@ from typing import Any
 from gaia_eval import _native
 from gaia_eval.core import baselines, stats
 from gaia_eval.core.compare.distributions import compare_distributions
-from gaia_eval.core.compare.metrics import ItemMetric
+from gaia_eval.core.compare.metrics import ItemMetric, item_metrics
 from gaia_eval.core.compare.models import (
     Change,
     Comparison,
@@ -180,8 +180,8 @@ def compare(
             notes.append(f"the {word} did not complete: its missing items are not compared")
         if head.mixed_commits:
             notes.append(f"the {word} mixes results of {len(head.commits)} commits")
-    before = {m.name: m for m in suite.compare_metrics(baseline.env)}
-    after = {m.name: m for m in suite.compare_metrics(current.env)}
+    before = {m.name: m for m in item_metrics(suite.gate, baseline.env)}
+    after = {m.name: m for m in item_metrics(suite.gate, current.env)}
     for name in sorted(set(before) ^ set(after)):
         where = "baseline" if name in before else "current run"
         notes.append(f"metric {name!r} exists in the {where} only; it is not compared")
@@ -264,8 +264,8 @@ def compare(
         changed=changed,
         metrics=metrics,
         latency=compare_distributions(
-            suite.compare_distributions(baseline.env),
-            suite.compare_distributions(current.env),
+            suite.gate.distributions(baseline.env),
+            suite.gate.distributions(current.env),
             alpha=alpha,
             resamples=resamples,
             seed=seed,

@@ -1,7 +1,8 @@
 """What a suite compares: per-item metrics with their kind, good direction and gating.
 
-A suite declares them with `Suite.compare_metrics(env)`; the default here turns the gate's
-item checks into pass/fail metrics, so every suite with checks compares out of the box.
+A suite declares them in its gate (`GateRules.item_metrics`, `item_fields`); the default
+here turns the gate's item checks (`read_checks`) into pass/fail metrics, so every suite
+with checks compares out of the box.
 Values are keyed by a paired unit id (an item, or one check of an item); a unit that
 appears more than once in a run (repeats) keeps every value, and the comparison
 resamples the unit with all its repeats together.
@@ -9,7 +10,7 @@ resamples the unit with all its repeats together.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -17,8 +18,8 @@ from typing import TYPE_CHECKING
 from gaia_eval.core.stats import Kind
 
 if TYPE_CHECKING:
+    from gaia_eval.core.gate import GateRules
     from gaia_eval.core.results import Envelope
-    from gaia_eval.core.suite import Suite
 
 
 @dataclass
@@ -64,15 +65,15 @@ def collect(
 _MAX_NAMED = 12
 
 
-def from_checks(suite: type[Suite], env: Envelope) -> list[ItemMetric]:
+def from_checks(gate: GateRules, env: Envelope) -> list[ItemMetric]:
     """The default: the gate's item checks as pass/fail metrics. With one check name that is
     the metric; with several, `checks passed` pools every (item, check), and (up to 12
     names) each name that covers several items is a metric of its own. A metric is gated
     when must-still-pass rules of the gate cover all its checks."""
-    checks = suite.gate_checks(env)
+    checks = gate.read_checks(env)
     if not checks:
         return []
-    rules = suite.gate_rules().checks
+    rules = gate.checks
 
     def must_pass(check: str) -> bool:
         rule = next((r for r in rules if fnmatchcase(check, r.pattern)), None)
@@ -95,6 +96,29 @@ def from_checks(suite: type[Suite], env: Envelope) -> list[ItemMetric]:
     if len(names) <= _MAX_NAMED:
         out += [m for m in map(named, names) if len(m.values) > 1]
     return out
+
+
+def from_fields(fields: Sequence[str], env: Envelope) -> list[ItemMetric]:
+    """Each named numeric field of the measured items' results, per item (continuous)."""
+    results = [(rec.id, rec.result) for rec in env.items if rec.result]
+    return [
+        collect(name, "continuous", ((i, _number(res.get(name)), None) for i, res in results))
+        for name in fields
+    ]
+
+
+def _number(value: object) -> float | None:
+    """A number a result field holds (a bool, a pass/fail, is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def item_metrics(gate: GateRules, env: Envelope) -> list[ItemMetric]:
+    """What `gaia-eval compare` tests of one run: the gate's declared `item_metrics` (by
+    default its item checks as pass/fail), then its `item_fields`."""
+    own = gate.item_metrics(env) if gate.item_metrics else from_checks(gate, env)
+    return [*own, *from_fields(gate.item_fields, env)]
 
 
 @dataclass

@@ -1,0 +1,33 @@
+"""The agent gate (rules as data): the judged pass rate may not drop by more than one
+scenario's worth, and a scenario that passed must still pass.
+
+`agent --compare BASELINE CURRENT` is the same comparison by buckets (compare.py)."""
+
+from __future__ import annotations
+
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
+from gaia_eval.core.results import Envelope
+
+JUDGED = ("PASS", "FAIL", "BLOCKED")
+
+
+def metrics(env: Envelope) -> dict[str, Metric]:
+    s = env.summary.get("summary", {})
+    judged = int(s.get("passed", 0)) + int(s.get("failed", 0)) + int(s.get("blocked", 0))
+    return {"judged_pass_rate": Metric(s.get("judged_pass_rate"), judged)}
+
+
+def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
+    out: dict[tuple[str, str], bool | None] = {}
+    for row in env.summary.get("scenarios", []):
+        if row["status"] in JUDGED:
+            out[(row["id"], "pass")] = row["status"] == "PASS"
+    return out
+
+
+GATE = GateRules(
+    metrics=(MetricRule("judged_pass_rate", absolute=0.0, widen_items=1.0),),
+    checks=(CheckRule("pass"),),
+    read_metrics=metrics,
+    read_checks=checks,
+)
