@@ -76,4 +76,4 @@ class ToySuite(Suite):
         return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
 
 
-register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))
+register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "for tests", options="engine_toy_process"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli._runflags import finite, positive_int
+from gaia_eval.core.options import finite, positive_int
 
 NAME = "compare"
 HELP = (
