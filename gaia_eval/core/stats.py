@@ -83,6 +83,23 @@ def bootstrap_ci(
     return percentile_linear(stats, alpha), percentile_linear(stats, 100 - alpha)
 
 
+def mean_interval(
+    values: Sequence[float],
+    kind: Literal["binary", "continuous"],
+    alpha: float = 0.05,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Interval of one run's mean over units: Wilson for one 0/1 value per unit, else the
+    (native) bootstrap of the mean."""
+    if kind == "binary" and all(v in (0.0, 1.0) for v in values):
+        return wilson(int(sum(values)), len(values), 1 - alpha)
+    ci = _native.paired_bootstrap(
+        [0.0] * len(values), list(values), resamples=resamples, seed=seed, confidence=1 - alpha
+    )
+    return ci.low, ci.high
+
+
 # ---- paired comparison ------------------------------------------------------------------
 
 MIN_PAIRED = 10

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gaia_eval import _native
 from gaia_eval.core import baselines, stats
 from gaia_eval.core.compare.distributions import compare_distributions
 from gaia_eval.core.compare.metrics import ItemMetric, item_metrics
@@ -146,18 +145,6 @@ def _rows(
     return b_rows, c_rows, clusters
 
 
-def _mean_ci(
-    values: Sequence[float], kind: str, alpha: float, resamples: int, seed: int
-) -> tuple[float, float]:
-    """Interval of one run's mean: Wilson for one 0/1 value per unit, else the bootstrap."""
-    if kind == "binary" and all(v in (0.0, 1.0) for v in values):
-        return stats.wilson(int(sum(values)), len(values), 1 - alpha)
-    ci = _native.paired_bootstrap(
-        [0.0] * len(values), list(values), resamples=resamples, seed=seed, confidence=1 - alpha
-    )
-    return ci.low, ci.high
-
-
 def _unit_means(metric: ItemMetric, units: Sequence[str]) -> list[float]:
     return [math.fsum(metric.values[u]) / len(metric.values[u]) for u in units]
 
@@ -230,8 +217,8 @@ def compare(
                 test=res.test,
                 mde=res.mde,
                 call=word,
-                baseline_ci=_mean_ci(b_means, m.kind, alpha, resamples, seed),
-                current_ci=_mean_ci(c_means, m.kind, alpha, resamples, seed),
+                baseline_ci=stats.mean_interval(b_means, m.kind, alpha, resamples, seed),
+                current_ci=stats.mean_interval(c_means, m.kind, alpha, resamples, seed),
             )
         )
         if m.kind == "binary":

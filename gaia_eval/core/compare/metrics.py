@@ -10,12 +10,13 @@ resamples the unit with all its repeats together.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from gaia_eval.core.stats import Kind
+from gaia_eval.core.stats import Kind, mean_interval
 
 if TYPE_CHECKING:
     from gaia_eval.core.gate import GateRules
@@ -119,6 +120,30 @@ def item_metrics(gate: GateRules, env: Envelope) -> list[ItemMetric]:
     default its item checks as pass/fail), then its `item_fields`."""
     own = gate.item_metrics(env) if gate.item_metrics else from_checks(gate, env)
     return [*own, *from_fields(gate.item_fields, env)]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One run's mean of an item metric with its 95% interval, over n units."""
+
+    name: str
+    mean: float
+    low: float
+    high: float
+    n: int
+
+
+def estimates(gate: GateRules, env: Envelope, alpha: float = 0.05) -> list[Estimate]:
+    """Every per-item metric of one run (`item_metrics`) as a mean over its units (a unit's
+    repeats averaged first) with its interval: Wilson for pass/fail, the bootstrap for
+    means. What the report's headline shows beside the suite's own numbers."""
+    out = []
+    for m in item_metrics(gate, env):
+        means = [math.fsum(v) / len(v) for v in m.values.values() if v]
+        if means:
+            low, high = mean_interval(means, m.kind, alpha)
+            out.append(Estimate(m.name, math.fsum(means) / len(means), low, high, len(means)))
+    return out
 
 
 @dataclass
