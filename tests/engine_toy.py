@@ -1,14 +1,10 @@
-"""A toy suite on the engine, for the engine's own tests: items come from a JSON file
-{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"|"chat"}}, so a test
-decides what each item does ("chat" asks the OpenAI-compatible server at "url" with the
-item id as the prompt; "cost" is what the item cost, for budgets). It declares its items
-safe to run concurrently (`--jobs`); tests/engine_toy_process.py runs it as a process."""
+"""A toy suite for the engine's tests (engine_toy_process.py runs it): a JSON file {id: {"value":
+float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}} says what each item does."""
 
 from __future__ import annotations
 
 import errno
 import json
-import os
 import time
 from pathlib import Path
 
@@ -17,15 +13,13 @@ from pydantic import BaseModel
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.core.report import Report, Section, Table, fmt
-from gaia_eval.core.results import Envelope, ItemRecord
+from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite, SuiteEntry, register_suite
 
 
 class ToyResult(BaseModel):
     value: float
     passed: bool
-    reply: str | None = None
-    cost: float | None = None
 
 
 class ToySummary(BaseModel):
@@ -41,6 +35,7 @@ class ToySuite(Suite):
         checks=(CheckRule("passed"),),
         read_metrics=lambda e: {"mean": Metric(e.summary["mean"], e.summary["n"])},
         read_checks=lambda e: {(r.id, "passed"): r.result["passed"] for r in e.items if r.result},
+        item_fields=("value",),  # compared per item beside the default, the checks
     )
     report = Report(
         headline=lambda e: [("mean", fmt(e.summary["mean"]))],
@@ -69,27 +64,11 @@ class ToySuite(Suite):
         if do == "infra":
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
         if do == "disk-full":  # what a write into a full disk raises
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ctx.out_dir / item.id))
+            raise OSError(errno.ENOSPC, "No space left on device", str(ctx.out_dir / item.id))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
-        reply = None
-        if do == "chat":
-            from gaia_eval.llm.openai_compat import OpenAIChat
-
-            client = OpenAIChat(str(item.payload["url"]), "m", backoff_s=0.0)
-            try:
-                reply = client.chat([{"role": "user", "content": item.id}]).content
-            finally:
-                client.close()
         v = float(item.payload.get("now", item.payload["value"]))
-        cost = item.payload.get("cost")
-        return ToyResult(
-            value=v, passed=v >= 0.5, reply=reply, cost=None if cost is None else float(cost)
-        )
-
-    @classmethod
-    def item_cost_usd(cls, record: ItemRecord) -> float | None:
-        return None if record.result is None else record.result.get("cost")
+        return ToyResult(value=v, passed=v >= 0.5)
 
     @classmethod
     def summarise(cls, env: Envelope) -> ToySummary:
@@ -97,22 +76,4 @@ class ToySuite(Suite):
         return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
 
 
-class SerialToySuite(ToySuite):
-    """The toy suite without the concurrency opt-in."""
-
-    name = "toy-serial"
-    concurrent_items = False
-
-
-class BenchToySuite(ToySuite):
-    """A suite whose concurrency is what it measures."""
-
-    name = "toy-bench"
-    jobs_refused = "its load levels are what it measures; use --concurrency"
-
-
-register_suite(
-    SuiteEntry(
-        "toy", "engine_toy:ToySuite", "toy suite for engine tests", options="engine_toy_process"
-    )
-)
+register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "for tests", options="engine_toy_process"))

@@ -19,7 +19,8 @@ from gaia_eval.core.results import load_envelope
 from gaia_eval.core.runloop import RunRequest, read_item_log
 
 sys.path.insert(0, str(Path(__file__).parent))
-from engine_toy import BenchToySuite, SerialToySuite, ToySuite
+from engine_toy import ToySuite
+from engine_toy_jobs import BenchToySuite, JobsToySuite, SerialToySuite
 from test_core_engine import _items, _toy_process, _wait_for_items
 
 
@@ -28,7 +29,7 @@ def _no_lock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("GAIA_EVAL_LOCK_DIR", str(tmp_path / "lock"))
 
 
-def _run(items: Path, out: Path | None, suite: type[ToySuite] = ToySuite, **kw: Any) -> Any:
+def _run(items: Path, out: Path | None, suite: type[ToySuite] = JobsToySuite, **kw: Any) -> Any:
     req = RunRequest(command="test", argv=["toy"], out=out, **kw)
     return runloop.run(suite(items), req)
 

@@ -50,6 +50,16 @@ def positive_int(text: str) -> int:
     return int(_checked(text, int, lambda v: v >= 1, "a whole number >= 1"))
 
 
+def alpha(text: str) -> float:
+    """argparse type: a significance level within (0, 0.5)."""
+    return float(_checked(text, finite, lambda v: 0 < v < 0.5, "a number within (0, 0.5)"))
+
+
+def seed(text: str) -> int:
+    """argparse type: a resampling seed, a whole number within [0, 2**64)."""
+    return int(_checked(text, int, lambda v: 0 <= v < 2**64, "a whole number within [0, 2**64)"))
+
+
 def positive(text: str) -> float:
     """argparse type: a finite number > 0 (a non-finite one is named as such)."""
     return float(_checked(text, finite, lambda v: v > 0, "a number > 0"))

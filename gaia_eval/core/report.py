@@ -204,10 +204,21 @@ def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
 
 
 def _headline(suite: type[Suite], env: Envelope) -> Section | None:
+    """The suite's headline numbers, then every per-item metric its gate declares for
+    `gaia-eval compare` as a mean over its units with the 95% interval (Wilson for
+    pass/fail, bootstrap for means) and n, so no number is read without its uncertainty."""
+    from gaia_eval.core.compare.metrics import estimates
+
     pairs = suite.report.headline(env)
-    if not pairs:
-        return None
-    return Section("Headline", [Table(["", "value"], [[k, v] for k, v in pairs])])
+    found = estimates(suite.gate, env)
+    blocks: list[Block] = []
+    if pairs:
+        blocks.append(Table(["", "value"], [[k, v] for k, v in pairs]))
+    if found:
+        rows = [[e.name, f"{e.mean:.3f}", f"[{e.low:.3f}, {e.high:.3f}]", str(e.n)] for e in found]
+        caption = "Per-item means, 95% intervals (Wilson for pass/fail, bootstrap for means)"
+        blocks.append(Table(["metric", "mean", "95% interval", "n"], rows, caption=caption))
+    return Section("Headline", blocks) if blocks else None
 
 
 def _run_line(env: Envelope) -> str:

@@ -212,6 +212,11 @@ class SdkSummary(_Model):
     """... within the top 20."""
     mrr: float
     """Mean of 1/first-hit rank, misses as 0 (gated)."""
+    ndcg_at_10: float | None = Field(
+        None, validation_alias="ndcg@10", serialization_alias="ndcg@10"
+    )
+    """nDCG@10: 1 / log2(rank + 1) of the first hit within the top 10, misses as 0 (not
+    gated; None in runs written before it was reported)."""
 
 
 class DocumentSummary(_Model):

@@ -9,7 +9,9 @@ then as a flip -- listed, not failed on, since `min_passed` already allows one f
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.gate import (
     Bar,
@@ -20,7 +22,7 @@ from gaia_eval.core.gate import (
     check_bars,
     refuse_fields,
 )
-from gaia_eval.core.items import item_id
+from gaia_eval.core.items import item_id, split_item_id
 from gaia_eval.core.results import Envelope, Flip, Verdict
 from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
 from gaia_eval.tasks.report import result_string
@@ -64,6 +66,20 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
     return out
 
 
+def item_metrics(env: Envelope) -> list[ItemMetric]:
+    """For `gaia-eval compare`: the gate's item checks per task. A task's repeats
+    (`<task>#<k>`) are repeats of one unit, resampled together, so repeat noise is not
+    counted as more tasks."""
+    out: dict[str, ItemMetric] = {}
+    for (item, check), ok in checks(env).items():
+        if ok is None:
+            continue
+        rule = next(r for r in GATE.checks if fnmatchcase(check, r.pattern))
+        metric = out.setdefault(check, ItemMetric(check, "binary", gated=rule.must_still_pass))
+        metric.add(split_item_id(item)[0], ok, item)
+    return [out[k] for k in sorted(out)]
+
+
 GATE = GateRules(
     metrics=(
         MetricRule("passed", absolute=PASS_SLACK),
@@ -78,6 +94,7 @@ GATE = GateRules(
     checks=(CheckRule("passed"), CheckRule("*", must_still_pass=False)),
     read_metrics=metrics,
     read_checks=checks,
+    item_metrics=item_metrics,
 )
 """The run-vs-run gate (`tasks run --gate BASELINE`)."""
 

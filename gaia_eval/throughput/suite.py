@@ -12,6 +12,7 @@ from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
+from gaia_eval.throughput.gate import GATE
 from gaia_eval.throughput.load import LevelPlan
 from gaia_eval.throughput.metrics import Tokenizer
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult
@@ -45,6 +46,7 @@ class BenchmarkSuite(Suite):
         "its concurrency is what it measures: set the load levels with --concurrency or --rate"
     )
     report = REPORT
+    gate = GATE
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
