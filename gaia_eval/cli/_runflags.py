@@ -214,11 +214,21 @@ def run_and_print(suite: object, req: object) -> int:
         outcome = runloop.run(suite, req)
     except runloop.RunStopped as err:
         _print_outcome(type(suite), err.outcome)
+        _index(err.outcome)
         for line in err.lines():
             print(scrubbed(line))
         raise
     _print_outcome(type(suite), outcome)
+    _index(outcome)
     return outcome.exit_code
+
+
+def _index(outcome: RunOutcome) -> None:
+    """Add the finished run to the results root's view index (best effort: never fails
+    the run; `gaia-eval view` catches up on its own otherwise)."""
+    from gaia_eval.view.index import index_finished_run
+
+    index_finished_run(outcome.out_dir)
 
 
 def _print_outcome(cls: type[Suite], outcome: RunOutcome) -> None:
