@@ -49,8 +49,16 @@ def git(cwd: Path, *argv: str) -> str:
 
 
 def toy_history(repo: Path, root: Path, rounds: list[dict[str, float]]) -> list[str]:
-    """The toy suite once per round, each at a new commit of `repo`, every run after the
-    first gated against the first; the commits."""
+    """The toy suite once per round, each at a new commit of the git repository `repo`,
+    every run after the first gated against the first; the commits.
+
+    The run loop records the commit of the checkout gaia_eval runs from; these runs run in
+    this process with that lookup pointed at `repo`, so each records a real commit."""
+    import pytest
+    from engine_toy import ToySuite
+
+    from gaia_eval.core import runloop, runmeta
+
     repo.mkdir(parents=True, exist_ok=True)
     git(repo, "init", "-q")
     commits = []
@@ -59,6 +67,14 @@ def toy_history(repo: Path, root: Path, rounds: list[dict[str, float]]) -> list[
         git(repo, "add", "code.txt")
         git(repo, "commit", "-q", "-m", f"round {n}")
         commits.append(git(repo, "rev-parse", "HEAD"))
-        gate = ["--gate", str(root / "toy-0" / "results.json")] if n else []
-        toy(repo, values, root / f"toy-{n}", *gate)
+        items = repo.parent / "items.json"
+        items.write_text(json.dumps({k: {"value": 0.5, "now": v} for k, v in values.items()}))
+        req = runloop.RunRequest(
+            command="toy", argv=["toy"], out=root / f"toy-{n}",
+            baseline=root / "toy-0" / "results.json" if n else None,
+        )  # fmt: skip
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("GAIA_EVAL_LOCK_DIR", tempfile.mkdtemp(prefix="view-lock-"))
+            mp.setattr(runloop, "git_state", lambda cwd=None: runmeta.git_state(repo))
+            runloop.run(ToySuite(items), req)
     return commits
