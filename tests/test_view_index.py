@@ -13,8 +13,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import engine_toy  # noqa: F401  (registers the toy suite)
+import engine_toy_process  # noqa: F401  (the toy's options: `gaia-eval run toy`)
 from view_runs import toy
 
+from gaia_eval.cli.main import main
 from gaia_eval.view.catalog import Catalog
 from gaia_eval.view.digest import wilson
 from gaia_eval.view.index import INDEX_NAME, RunIndex, open_index
@@ -96,14 +98,28 @@ def test_a_broken_run_folder_is_listed_with_its_reason(root: Path) -> None:
     assert "results.json" in rows["broken"].error
 
 
+def _run_toy(tmp_path: Path, out: Path) -> None:
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps({"a": {"value": 0.9}}))
+    assert main(["run", "toy", str(items), "--out", str(out)]) == 0
+
+
 def test_a_finished_run_adds_itself_to_an_existing_index(root: Path, tmp_path: Path) -> None:
     index = RunIndex(root)  # an index that has not read the folders yet
     index.close()
-    toy(tmp_path, {"a": 0.9}, root / "later")
+    _run_toy(tmp_path, root / "later")
     db = sqlite3.connect(root / INDEX_NAME)
     assert db.execute("SELECT path FROM runs").fetchall() == [("later",)]
 
 
 def test_a_run_elsewhere_leaves_no_index(tmp_path: Path) -> None:
-    toy(tmp_path, {"a": 0.9}, tmp_path / "somewhere" / "run")
+    _run_toy(tmp_path, tmp_path / "somewhere" / "run")
+    assert (tmp_path / "somewhere" / "run" / "results.json").is_file()
     assert not (tmp_path / "somewhere" / INDEX_NAME).exists()
+
+
+def test_a_finished_run_beside_a_damaged_index_rebuilds_it(root: Path, tmp_path: Path) -> None:
+    RunIndex(root).close()
+    (root / INDEX_NAME).write_bytes(b"junk" * 1000)
+    _run_toy(tmp_path, root / "later")
+    assert [r.path for r in RunIndex(root).runs()] == ["later"]  # the view's update adds the rest

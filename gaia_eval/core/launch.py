@@ -130,12 +130,17 @@ def run_and_print(suite: object, req: object) -> int:
     return outcome.exit_code
 
 
-def _index(outcome: RunOutcome) -> None:
-    """Add the finished run to the results root's view index (best effort: never fails
-    the run; `gaia-eval view` catches up on its own otherwise)."""
-    from gaia_eval.view.index import index_finished_run
+finished_hooks: list[Callable[[Path], None]] = []
+"""Called with a finished (or stopped) run's folder; the CLI adds the view's index update
+(a layer above core). Best effort: a hook that fails never fails the run."""
 
-    index_finished_run(outcome.out_dir)
+
+def _index(outcome: RunOutcome) -> None:
+    for hook in finished_hooks:
+        try:
+            hook(outcome.out_dir)
+        except Exception:  # noqa: BLE001, S112 -- a cache's update; the run's files are written
+            continue
 
 
 def _print_outcome(cls: type[Suite], outcome: RunOutcome) -> None:
