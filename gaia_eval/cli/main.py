@@ -27,7 +27,7 @@ EPILOG = (
     "(docs/architecture.md, docs/runs.md, docs/datasets.md, docs/retrieval-rag.md, "
     "docs/code-retrieval.md, docs/memory.md, docs/tasks.md, docs/sessions.md, "
     "docs/benchmark.md, docs/local-model.md, docs/code-bench.md, docs/agent.md, "
-    "docs/scrubbing.md, docs/probed-cases.md). " + exit_table_epilog()
+    "docs/scrubbing.md, docs/view.md, docs/probed-cases.md). " + exit_table_epilog()
 )
 
 
