@@ -60,11 +60,13 @@ def four_suites(tmp_path_factory: pytest.TempPathFactory) -> Path:
     memory = gaia(work, "memory", "--suite", "pr", "--gate", "builtin:memory/pr",
                   "--out", str(root / "memory"))  # fmt: skip
     assert memory.returncode == 0, memory.stderr
-    code = gaia(work, "retrieval", "--component", "code", "--suite", "offline",
-                "--gate", "builtin:code-retrieval/offline", "--out", str(root / "code"))  # fmt: skip
+    gate = "builtin:code-retrieval/offline"
+    code = gaia(work, "retrieval", "--component", "code", "--suite", "offline", "--gate", gate,
+                "--out", str(root / "code"))  # fmt: skip
     assert code.returncode == 0, code.stderr
-    tasks = gaia(work, "tasks", "run", "--suite", "full", "--harness", "replay", "--replay",
-                 "reference", "--no-judge", "--tasks", "21-qa", "--out", str(root / "tasks"))  # fmt: skip
+    replay = ["--harness", "replay", "--replay", "reference", "--no-judge"]
+    tasks = gaia(work, "tasks", "run", "--suite", "full", *replay, "--tasks", "21-qa",
+                 "--out", str(root / "tasks"))  # fmt: skip
     assert tasks.returncode == 0, tasks.stderr
     toy(work, {"a": 0.9, "b": 0.9}, root / "toy-base")
     assert toy(work, {"a": 0.9, "b": 0.1}, root / "toy", "--gate", str(root / "toy-base")) == 1

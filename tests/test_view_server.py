@@ -17,7 +17,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from view_runs import gaia, toy
 
-
 HERE = Path(__file__).parent
 # The view with the toy suite registered (as a plug-in's suite would be).
 VIEW = "import sys, engine_toy; from gaia_eval.cli.main import main; sys.exit(main(sys.argv[1:]))"
@@ -33,7 +32,7 @@ def _view(*argv: str) -> subprocess.Popen[str]:
 
 def _get(url: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 -- loopback only
+        with urllib.request.urlopen(url, timeout=30) as resp:
             return resp.status, resp.read().decode()
     except urllib.error.HTTPError as err:
         return err.code, ""
@@ -76,7 +75,7 @@ def test_the_server_shows_new_runs_and_compares_any_two(
 
 
 def test_another_host_is_warned_about(tmp_path: Path) -> None:
-    proc = _view(str(tmp_path), "--port", "0", "--host", "0.0.0.0")  # noqa: S104
+    proc = _view(str(tmp_path), "--port", "0", "--host", "0.0.0.0")
     try:
         assert proc.stdout is not None and proc.stderr is not None
         assert "http://0.0.0.0:" in proc.stdout.readline()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from gaia_eval.bench.common import BenchRow
-from gaia_eval.core.results import Envelope, Header, ItemRecord, RunInfo
+from gaia_eval.core.results import Envelope, Header, ItemRecord, ItemStatus, RunInfo
 from gaia_eval.core.results_io import write_json
 from gaia_eval.core.runmeta import machine
 
@@ -26,7 +26,7 @@ def write_runs(root: Path, runs: int, items: int, seed: int = 31) -> None:
     rng = random.Random(seed)
     where = machine()
     for n in range(runs):
-        status = ["ok" if rng.random() > 0.05 else "error" for _ in range(items)]
+        status: list[ItemStatus] = ["ok" if rng.random() > 0.05 else "error" for _ in range(items)]
         head = Header(
             suite=f"bench-view-{n % 8}", tier="pr", system=f"system-{n % 3}",
             definition_digest="0" * 64, items_total=items,

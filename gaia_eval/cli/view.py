@@ -19,11 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765)")
     parser.add_argument(
         "--host", default="127.0.0.1",
-        help="address to bind (default 127.0.0.1; anything else shows your results to the network)",
+        help="address to bind (default 127.0.0.1; another shows your results to the network)",
     )  # fmt: skip
-    parser.add_argument("--static", type=Path, metavar="OUT", help="write the pages into OUT and exit")
     parser.add_argument(
-        "--reindex", action="store_true", help="rebuild each folder's run index from its run folders"
+        "--static", type=Path, metavar="OUT", help="write the pages into OUT and exit"
+    )
+    parser.add_argument(
+        "--reindex", action="store_true", help="rebuild each folder's index from its run folders"
     )  # fmt: skip
 
 
@@ -51,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         server = make_server(catalog, args.host, args.port)
-        host, port = server.server_address[:2]
-        print(f"view: {runs} runs at http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+        port = server.server_address[1]
+        print(f"view: {runs} runs at http://{args.host}:{port}/ (Ctrl-C stops it)", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

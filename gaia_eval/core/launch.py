@@ -139,7 +139,7 @@ def _index(outcome: RunOutcome) -> None:
     for hook in finished_hooks:
         try:
             hook(outcome.out_dir)
-        except Exception:  # noqa: BLE001, S112 -- a cache's update; the run's files are written
+        except Exception:
             continue
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from gaia_eval.view.digest import ItemRow
@@ -65,7 +66,7 @@ class Catalog:
                     if item.outcome != "unmeasured":
                         seq.setdefault(item.id, []).append(item.outcome)
             for item_id, outcomes in seq.items():
-                flips = sum(a != b for a, b in zip(outcomes, outcomes[1:], strict=False))
+                flips = sum(a != b for a, b in pairwise(outcomes))
                 if flips:
                     out.append(Flaky(suite, config, item_id, flips, outcomes))
         return sorted(out, key=lambda f: (-f.flips, f.suite, f.item))

@@ -184,7 +184,7 @@ class RunIndex:
         self.db.execute("DELETE FROM runs WHERE path=?", (rel,))
         values = [getattr(row, name) for name in _RUN_FIELDS]
         marks = ", ".join("?" * (3 + len(values)))
-        self.db.execute(f"INSERT INTO runs VALUES ({marks})", (rel, *stamp, *values))  # noqa: S608
+        self.db.execute(f"INSERT INTO runs VALUES ({marks})", (rel, *stamp, *values))
         self.db.executemany(
             "INSERT INTO items VALUES (?, ?, ?, ?, ?)",
             [(rel, seq, it.id, it.status, it.outcome) for seq, it in enumerate(items)],
@@ -194,7 +194,7 @@ class RunIndex:
     # ---- reading ---------------------------------------------------------------------
 
     def runs(self, suite: str | None = None) -> list[IndexedRun]:
-        sql = f"SELECT path, {_COLS} FROM runs"  # noqa: S608
+        sql = f"SELECT path, {_COLS} FROM runs"
         args: tuple[str, ...] = ()
         if suite is not None:
             sql, args = sql + " WHERE suite=?", (suite,)
@@ -215,7 +215,7 @@ class RunIndex:
 
     def dump(self) -> list[tuple[object, ...]]:
         """Every run and item row, in a stable order (what a rebuild must reproduce)."""
-        runs = list(self.db.execute(f"SELECT path, {_COLS} FROM runs ORDER BY path"))  # noqa: S608
+        runs = list(self.db.execute(f"SELECT path, {_COLS} FROM runs ORDER BY path"))
         items = list(self.db.execute("SELECT * FROM items ORDER BY run, seq"))
         return [*runs, *items]
 
@@ -251,5 +251,5 @@ def index_finished_run(folder: Path, root: Path | None = None) -> None:
             index.add_run(Path(folder))
         finally:
             index.close()
-    except Exception:  # noqa: BLE001, S110 -- the index is a cache; the run's files are written
+    except Exception:
         pass

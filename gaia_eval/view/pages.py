@@ -239,7 +239,9 @@ def history_page(catalog: Catalog, suite: str, *, live: bool = False) -> str:
 def flaky_page(catalog: Catalog) -> str:
     found: list[Flaky] = catalog.flaky()
     if not found:
-        return layout("Flaky items", "<p>No item changed outcome between runs of one configuration.</p>")  # noqa: E501
+        return layout(
+            "Flaky items", "<p>No item changed outcome between runs of one configuration.</p>"
+        )
     rows = [
         [e(f.suite), e(_config_text(f.config)), e(f.item), e(f.flips), e(" → ".join(f.outcomes))]
         for f in found

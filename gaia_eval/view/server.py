@@ -16,7 +16,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def make_server(catalog: Catalog, host: str, port: int) -> HTTPServer:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 -- http.server's name
+        def do_GET(self) -> None:
             url = urlsplit(self.path)
             name = url.path.lstrip("/")
             catalog.refresh()
@@ -40,7 +40,7 @@ def make_server(catalog: Catalog, host: str, port: int) -> HTTPServer:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             sys.stderr.write(f"view: {format % args}\n")
 
     return HTTPServer((host, port), Handler)
