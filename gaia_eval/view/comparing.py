@@ -12,7 +12,7 @@ from gaia_eval.view.pages import Comparer
 def comparer() -> Comparer | None:
     """(baseline, current) -> core.compare's Comparison; None without the engine."""
     try:
-        from gaia_eval.core.compare import engine
+        from gaia_eval.core.compare import engine  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
         return None
 
