@@ -181,6 +181,8 @@ class RunIndex:
             row, items = digest(envelope(folder / RESULTS))
         except (InvalidInputError, OSError, ValueError) as err:
             row, items = unreadable(folder, err), []
+        except Exception as err:  # one odd folder must not hide every other run
+            row, items = unreadable(folder, RuntimeError(f"{type(err).__name__}: {err}")), []
         self.db.execute("DELETE FROM runs WHERE path=?", (rel,))
         values = [getattr(row, name) for name in _RUN_FIELDS]
         marks = ", ".join("?" * (3 + len(values)))
