@@ -289,6 +289,8 @@ def compare_page(catalog: Catalog, a: IndexedRun, b: IndexedRun, comparer: Compa
     body = head
     if comparer is not None:
         body += _comparison(a, b, comparer)
+    else:
+        body += "<p class=muted>No calls: this install has no comparison engine (core.compare).</p>"
     before = {i.id: i for i in catalog.items(a)}
     after = {i.id: i for i in catalog.items(b)}
     flipped = [
