@@ -18,6 +18,7 @@ AREAS: tuple[str, ...] = (
     "metrics",
     "scrub",
     "throughput",
+    "view",
 )
 """The bench areas, in the order `gaia-eval bench` runs them."""
 
