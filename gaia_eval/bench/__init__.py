@@ -19,6 +19,7 @@ AREAS: tuple[str, ...] = (
     "metrics",
     "scrub",
     "throughput",
+    "view",
 )
 """The bench areas, in the order `gaia-eval bench` runs them."""
 
