@@ -124,7 +124,9 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
                 )
                 index_s += seconds
                 continue
-            if res.status == "empty":
+            if res.status == "empty" and path.suffix.lower() != ".pdf":
+                # (A PDF of scans is empty only without a vision model: with --no-vlm that
+                # is the configuration's failure to read it, measured as a failed document.)
                 # Nothing to retrieve from it: every question on it would score 0 as if
                 # the system had failed (all documents empty read "5/5 measured, R@5 0").
                 msg = (

@@ -10,13 +10,12 @@ wrote (scrubbed).
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.stats import wilson
 
 if TYPE_CHECKING:
     from gaia_eval.core.results import Envelope
@@ -61,18 +60,6 @@ class RunRow:
     failures: str
     """The gate's failures, one per line."""
     error: str = ""
-
-
-def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of successes / n (core.stats.wilson once it lands on main)."""
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return low, high
 
 
 def suite_of(name: str) -> type[Suite] | None:
