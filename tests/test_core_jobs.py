@@ -198,8 +198,8 @@ def test_kill_with_items_in_flight_then_resume_equals_an_uninterrupted_run(
     for v in rows.values():
         v["seconds"] = 0.0
     items.write_text(json.dumps(rows))
-    resumed = _run(items, None, resume=out, jobs=4)
-    straight = _run(items, tmp_path / "straight", jobs=1)
+    resumed = _run(items, None, ToySuite, resume=out, jobs=4)
+    straight = _run(items, tmp_path / "straight", ToySuite, jobs=1)
     assert resumed.envelope.header.complete
     assert _stable(resumed.envelope) == _stable(straight.envelope)
     records = resumed.envelope.records()

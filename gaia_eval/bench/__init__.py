@@ -17,6 +17,7 @@ AREAS: tuple[str, ...] = (
     "evidence",
     "grep",
     "metrics",
+    "resample",
     "scrub",
     "throughput",
     "view",
