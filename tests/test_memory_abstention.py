@@ -20,45 +20,32 @@ from gaia_eval.memory.scenario import Scenario, load_scenario
 from gaia_eval.memory.summary import ranks_of
 from gaia_eval.systems.memory import ReferenceMemory
 from gaia_eval.systems.memory.protocol import MemoryTools, Shown
+from tests.test_memory_scenarios import GOOD
 
-BASE = """\
-persona: Test Person
-start: 2025-01-06
-chats:
-  - id: c01
-    at: 2025-01-06T10:00
+# The loader tests' scenario, with a third chat and one probe of each new kind.
+BASE = (
+    GOOD.replace(
+        "probes:\n",
+        """\
+  - id: c03
+    at: +2w1d
     turns:
-      - user: I live in Lisbon and I go climbing on Tuesday evenings.
+      - user: I go climbing on Tuesday evenings now.
         extract:
-          - {attribute: lives in, value: Lisbon, confidence: 0.9}
           - {kind: preference, attribute: climbing, value: climbing on Tuesday evenings}
-  - id: c02
-    at: +2w
-    turns:
-      - user: >-
-          I moved to Porto. Forget my old gym, Lisbon Fit. I joined a pottery class on
-          Thursday evenings.
-        calls:
-          - forget: {query: Lisbon Fit}
-        extract:
-          - {attribute: lives in, value: Porto, confidence: 0.9}
-          - {kind: preference, attribute: pottery, value: pottery class on Thursday evenings}
 probes:
-  - {id: p1, at: +3w, kind: update, request: "Where do I live?", must_show: [Porto]}
-  - {id: p2, at: +3w, kind: forget, request: My gym, must_not_show: [Lisbon Fit]}
-  - id: p3
-    at: +3w
-    kind: provenance
-    request: Me
-    store_must_not: [{value: Porto, source: document}]
-  - {id: p4, at: +3w, kind: temporal, request: Where did I live in January, must_show: [Lisbon]}
+""",
+        1,
+    )
+    + """\
   - {id: p5, at: +3w, kind: abstention, request: "What's my sister's name?", unknown: [sister]}
   - id: p6
     at: +3w
     kind: aggregation
-    request: Which evenings do I have climbing or pottery?
-    parts: [climbing, pottery]
+    request: Which evenings do I go climbing, and in which city do I live?
+    parts: [climbing, Porto]
 """
+)
 
 
 def _load(tmp_path: Path, text: str = BASE) -> Scenario:
@@ -93,19 +80,19 @@ def test_both_kinds_load_and_the_reference_passes_them(tmp_path: Path) -> None:
         ("unknown: [sister]", "must_not_show: [Lisbon]", ["probe p5", "field 'unknown'"]),
         # unknown on another kind
         (
-            'kind: update, request: "Where do I live?"',
-            "kind: update, unknown: [x], request: a",
+            "kind: update\n    request: Where do I live?",
+            "kind: update\n    unknown: [x]\n    request: Where do I live?",
             ["probe p1", "field 'unknown'"],
         ),
         # parts all from one chat
         (
-            "parts: [climbing, pottery]",
-            "parts: [climbing, Lisbon]",
+            "parts: [climbing, Porto]",
+            "parts: [climbing, evenings]",
             ["probe p6", "parts", "one chat"],
         ),
         # a part no chat mentions
         (
-            "parts: [climbing, pottery]",
+            "parts: [climbing, Porto]",
             "parts: [climbing, yoga]",
             ["probe p6", "parts[1]", "'yoga'"],
         ),
@@ -130,7 +117,7 @@ class _Invents(ReferenceMemory):
 
 
 class _Forgetful(ReferenceMemory):
-    """Shows only the newest chat's hobby: a part of the aggregate is lost."""
+    """Loses the climbing line: a part of the aggregate is missing."""
 
     def shown(self, request: str, now: datetime) -> Shown:
         real = super().shown(request, now)
@@ -148,7 +135,7 @@ def test_an_invented_answer_fails_abstention(tmp_path: Path) -> None:
 def test_a_lost_part_fails_aggregation(tmp_path: Path) -> None:
     checks = _run(_load(tmp_path), tmp_path, factory=_Forgetful)
     bad = checks["p6/aggregate/0"]
-    assert not bad.passed and "climbing" in bad.detail and "pottery" not in bad.detail
+    assert not bad.passed and "climbing" in bad.detail and "Porto" not in bad.detail
 
 
 def test_full_answers_must_abstain(tmp_path: Path) -> None:
