@@ -72,6 +72,7 @@ def test_pr_runs_six_scenarios_and_passes_its_gate(pr_run: Path) -> None:
     assert summary["overall"]["checks"]["value"] > 0.9
     assert _failing(pr_run) == {
         "alex_three_months_of_life/p15/must_not_show/0",
+        "alex_three_months_of_life/p18/aggregate/0",
         "priya_work_documents_and_forgetting/p10/must_not_show/0",
         "priya_work_documents_and_forgetting/p10/store_must_not/0",
         "sam_family_health/p04/must_not_show/0",

@@ -118,3 +118,59 @@ def relevant_rows(check: StoreCheckSpec, rows: list[Row], at: datetime) -> list[
         if any(term_set(k) & term_set(text) for k in keys):
             out.append(describe_row(row, at))
     return out[:12]
+
+
+# ---- ranks, abstention ---------------------------------------------------------------------
+
+# What an answer that declines says; whole-word phrases on normalised text.
+ABSTAIN_PHRASES = (
+    "don't know", "do not know", "not sure", "no record", "don't have", "do not have",
+    "haven't told", "have not told", "never told", "never mentioned", "not mentioned",
+    "no information", "not aware", "can't find", "cannot find", "don't see", "no memory",
+)  # fmt: skip
+
+
+def memory_lines(text: str) -> list[str]:
+    """The shown memory lines in order (`- ...`), headings left out: the ranked list."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("- ")]
+
+
+def rank_of(label: Label, text: str) -> int | None:
+    """1-based position of the first shown memory line holding the label, else None."""
+    for n, line in enumerate(memory_lines(text), 1):
+        if found(label, line):
+            return n
+    return None
+
+
+def _line_attribute(line: str) -> str:
+    """`- reminder: Juniper · surgery: ...` -> `Juniper · surgery`: the part before the value."""
+    body = line.lstrip()[2:]
+    for prefix in ("reminder:", "lesson"):
+        if body.startswith(prefix):
+            body = body.split(":", 1)[1] if ":" in body else body
+    return body.split(":", 1)[0]
+
+
+def lines_about(attribute: str, text: str) -> list[str]:
+    """Shown memory lines whose attribute holds every word of `attribute`."""
+    want = term_set(attribute)
+    return [ln for ln in memory_lines(text) if want and want <= term_set(_line_attribute(ln))]
+
+
+def rows_about(attribute: str, rows: list[Row], at: datetime) -> list[Row]:
+    """Rows current at `at`, from any source, whose attribute holds every word of it."""
+    want = term_set(attribute)
+    return [
+        r
+        for r in rows
+        if r.state != "tombstone"
+        and state_at(r, at) == "current"
+        and want
+        and want <= term_set(r.attribute)
+    ]
+
+
+def abstains(answer: str) -> bool:
+    text = answer.replace("\u2019", "'")
+    return any(found(p, text) for p in ABSTAIN_PHRASES)

@@ -48,7 +48,8 @@ replaces them: {"merge": true, "attribute": "...", "value": "..."}. If they say 
 things, reply {"merge": false}. JSON only."""
 
 ANSWER_SYSTEM = """You are a helpful personal assistant. Answer the user's request briefly,
-using what your memory shows about them. Memory:
+using what your memory shows about them. If memory does not hold what the request asks,
+say you don't know rather than guessing. Memory:
 """
 
 JUDGE_SYSTEM = """You grade an assistant's answer. Given the request, the answer and the

@@ -11,10 +11,15 @@ from pydantic import Field
 from gaia_eval.core.models import ResultModel
 
 CheckKind = Literal[
-    "must_show", "must_not_show", "store_must", "store_must_not", "answer_must", "judge"
-]
+    "must_show", "must_not_show", "store_must", "store_must_not", "answer_must", "judge",
+    "abstain", "abstain_store", "abstain_answer", "aggregate",
+]  # fmt: skip
 METRIC_OF: dict[str, str] = {
     "must_show": "shown_recall",
+    "aggregate": "shown_recall",
+    "abstain": "shown_clean",
+    "abstain_store": "store_accuracy",
+    "abstain_answer": "answer_accuracy",
     "must_not_show": "shown_clean",
     "store_must": "store_accuracy",
     "store_must_not": "store_accuracy",
@@ -32,7 +37,8 @@ class CheckResult(ResultModel):
     probe: str
     """The probe's id."""
     kind: str
-    """The probe's kind: update, forget, provenance, lesson, reminder, temporal, recall."""
+    """The probe's kind: update, forget, provenance, lesson, reminder, temporal, recall,
+    abstention, aggregation."""
     check: CheckKind
     """Which list of the probe the check comes from."""
     label: str
@@ -43,6 +49,9 @@ class CheckResult(ResultModel):
     """Why it failed, in a line: what was missing, or what was found that should not be."""
     held: list[str] = Field(default_factory=list)
     """What the store held about the label when the check failed (rows, with states)."""
+    rank: int | None = None
+    """must_show: the 1-based position of the first shown memory line (`- ...`) holding
+    the label, None when not shown; recall@k and MRR are read from it."""
 
 
 class ProbeResult(ResultModel):

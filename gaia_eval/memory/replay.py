@@ -20,7 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
-from gaia_eval.memory.checks import describe_check, found, relevant_rows, row_matches
+from gaia_eval.memory.checks import (
+    abstains,
+    describe_check,
+    describe_row,
+    found,
+    lines_about,
+    rank_of,
+    relevant_rows,
+    row_matches,
+    rows_about,
+)
 from gaia_eval.memory.extractors import candidate_of
 from gaia_eval.memory.models import (
     CheckResult,
@@ -233,20 +243,30 @@ class Replay:
         out: list[CheckResult] = []
 
         def add(
-            check: Any, n: int, label: str, passed: bool, *, detail: str, held: list[str]
+            check: Any,
+            n: int,
+            label: str,
+            passed: bool,
+            *,
+            detail: str,
+            held: list[str],
+            rank: int | None = None,
         ) -> None:
             out.append(
                 CheckResult(
                     id=f"{base}/{check}/{n}", probe=probe.id, kind=spec.kind, check=check,
                     label=label, passed=passed, detail="" if passed else detail,
-                    held=[] if passed else held,
+                    held=[] if passed else held, rank=rank,
                 )
             )  # fmt: skip
 
         text = shown.text
         for n, label in enumerate(spec.must_show):
             name = " | ".join(label_alternatives(label))
-            add("must_show", n, name, found(label, text), detail=f"not shown: {name}", held=[])
+            add(
+                "must_show", n, name, found(label, text),
+                detail=f"not shown: {name}", held=[], rank=rank_of(label, text),
+            )  # fmt: skip
         for n, label in enumerate(spec.must_not_show):
             name = " | ".join(label_alternatives(label))
             add("must_not_show", n, name, not found(label, text), detail=f"shown: {name}", held=[])
@@ -259,7 +279,24 @@ class Replay:
             held = relevant_rows(check, rows, at)
             detail = f"{len(bad)} row(s) match: {', '.join(r.id for r in bad)}"
             add("store_must_not", n, describe_check(check), not bad, detail=detail, held=held)
+        for n, attribute in enumerate(spec.unknown):
+            said = lines_about(attribute, text)
+            detail = f"shown as if known: {'; '.join(said)[:200]}"
+            add("abstain", n, attribute, not said, detail=detail, held=[])
+            made = rows_about(attribute, rows, at)
+            detail = f"{len(made)} current row(s) about it: {', '.join(r.id for r in made)}"
+            held = [describe_row(r, at) for r in made][:12]
+            add("abstain_store", n, attribute, not made, detail=detail, held=held)
+        if spec.parts:
+            names = [" | ".join(label_alternatives(p)) for p in spec.parts]
+            lacking = [nm for p, nm in zip(spec.parts, names, strict=True) if not found(p, text)]
+            detail = f"not shown together; missing: {', '.join(lacking)}"
+            add("aggregate", 0, " + ".join(names), not lacking, detail=detail, held=[])
         if answer is not None:
+            for n, attribute in enumerate(spec.unknown):
+                ok = abstains(answer)
+                detail = f"answer does not say it does not know: {answer[:160]!r}"
+                add("abstain_answer", n, attribute, ok, detail=detail, held=[])
             for n, label in enumerate(spec.answer_must):
                 name = " | ".join(label_alternatives(label))
                 lacks = f"answer lacks: {name}"

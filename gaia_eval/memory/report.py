@@ -213,6 +213,13 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     ]
     if o.answer_accuracy.total:
         rows.append(("answer accuracy", pct(o.answer_accuracy)))
+    r = s.ranks
+    if r.n and r.mrr is not None:
+        at = " / ".join(
+            f"{v:.3f}" for v in (r.recall_at_1, r.recall_at_3, r.recall_at_5, r.recall_at_10)
+            if v is not None
+        )  # fmt: skip
+        rows.append(("recall@1/3/5/10, MRR", f"{at}, {r.mrr:.3f} ({r.n} must_show labels)"))
     if s.shown_tokens.mean is not None:
         rows.append(
             ("shown tokens per probe", f"{s.shown_tokens.mean:.0f} mean, {s.shown_tokens.max} max")

@@ -7,8 +7,11 @@ ISO dates or datetimes (UTC), or offsets from the scenario's `start` (`+3w2d`, `
 turn's offset is from its chat's time. Chats and probes must each go forward in time.
 
 Labels are checked on load: every string a probe names (must_show, must_not_show,
-answer_must, store values) must be mentioned by some chat before the probe's time, so no
-check can pass for want of anything to find (and no label silently names a typo).
+answer_must, store values, parts) must be mentioned by some chat before the probe's time, so
+no check can pass for want of anything to find (and no label silently names a typo). An
+abstention probe's `unknown` attributes are the reverse: no chat's extract or call before
+the probe may state them, so the probe cannot fail for a fact that was in fact said. An
+aggregation probe's `parts` must come from at least two different chats.
 """
 
 from __future__ import annotations
@@ -24,13 +27,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.yamltext import BoundedLoader, load_yaml
 from gaia_eval.systems.memory.protocol import ItemKind, ReminderStatus, Source
-from gaia_eval.systems.memory.text import norm_key
+from gaia_eval.systems.memory.text import norm_key, term_set
 
 DATA_DIR = Path(__file__).parent / "data"
 
-ProbeKind = Literal["update", "forget", "provenance", "lesson", "reminder", "temporal", "recall"]
+ProbeKind = Literal[
+    "update", "forget", "provenance", "lesson", "reminder", "temporal", "recall",
+    "abstention", "aggregation",
+]  # fmt: skip
 PROBE_KINDS: tuple[ProbeKind, ...] = (
     "update", "forget", "provenance", "lesson", "reminder", "temporal", "recall",
+    "abstention", "aggregation",
 )  # fmt: skip
 REQUIRED_KINDS: tuple[ProbeKind, ...] = ("update", "forget", "provenance", "temporal")
 CALLS = ("remember", "update", "forget")
@@ -118,9 +125,15 @@ class ProbeSpec(_Strict):
     store_must: list[StoreCheckSpec] = []
     store_must_not: list[StoreCheckSpec] = []
     answer_must: list[Label] = []
+    unknown: list[str] = []
+    """Abstention: attributes the user never stated (`sister's name`); memory must show
+    and store nothing about them, and (`full`) the answer must say it does not know."""
+    parts: list[Label] = []
+    """Aggregation: pieces said in different chats that the request needs together; all
+    of them must be shown in the one context."""
     note: str = ""
 
-    @field_validator("must_show", "must_not_show", "answer_must")
+    @field_validator("must_show", "must_not_show", "answer_must", "parts")
     @classmethod
     def _labels(cls, labels: list[Label]) -> list[Label]:
         for label in labels:
@@ -502,16 +515,17 @@ def _resolve_probes(
             )
             raise _fail(path, f"{where}: field 'at'", msg)
         prev = at
-        if not (ps.must_show or ps.must_not_show or ps.store_must or ps.store_must_not):
+        lists = (ps.must_show, ps.must_not_show, ps.store_must, ps.store_must_not)
+        if not (any(lists) or ps.unknown or ps.parts):
             msg = (
                 "a probe needs at least one check "
-                "(must_show, must_not_show, store_must, store_must_not)"
+                "(must_show, must_not_show, store_must, store_must_not, unknown, parts)"
             )
             raise _fail(path, where, msg)
         before = [text for t_at, text in timeline if t_at <= at]
         if not before:
             raise _fail(path, f"{where}: field 'at'", "comes before every chat: nothing to probe")
-        for field in ("must_show", "must_not_show", "answer_must"):
+        for field in ("must_show", "must_not_show", "answer_must", "parts"):
             for li, label in enumerate(getattr(ps, field)):
                 alts = label_alternatives(label)
                 if not any(_mentioned(a, before) for a in alts):
@@ -530,6 +544,8 @@ def _resolve_probes(
                     if text and not _mentioned(text, before):
                         msg = _unmentioned(text, at)
                         raise _fail(path, f"{where}: field '{field}[{li}].{name}'", msg)
+        said = [(c.id, t) for c in chats for t in c.turns if t.at <= at]
+        _check_kind_fields(path, where, ps, said)
         probes.append(Probe(spec=ps, at=at))
     kinds = {p.spec.kind for p in probes}
     missing = [k for k in REQUIRED_KINDS if k not in kinds]
@@ -540,6 +556,44 @@ def _resolve_probes(
         )
         raise _fail(path, "field 'probes'", msg)
     return probes
+
+
+def _stated_attributes(turn: Turn) -> list[str]:
+    return [ex.attribute for ex in [*turn.extract, *(c.item for c in turn.calls if c.item)]]
+
+
+def _check_kind_fields(
+    path: Path, where: str, ps: ProbeSpec, before: list[tuple[str, Turn]]
+) -> None:
+    """`unknown` is for abstention probes and names nothing stated; `parts` is for
+    aggregation probes and spans at least two chats."""
+    if (ps.kind == "abstention") != bool(ps.unknown):
+        msg = "an abstention probe lists `unknown` attributes, and only it does"
+        raise _fail(path, f"{where}: field 'unknown'", msg)
+    if (ps.kind == "aggregation") != bool(ps.parts):
+        msg = "an aggregation probe lists its `parts`, and only it does"
+        raise _fail(path, f"{where}: field 'parts'", msg)
+    for ui, attribute in enumerate(ps.unknown):
+        want = term_set(attribute)
+        if not want:
+            raise _fail(path, f"{where}: field 'unknown[{ui}]'", "an attribute needs words")
+        for cid, turn in before:
+            if any(want <= term_set(a) for a in _stated_attributes(turn)):
+                msg = (
+                    f"{attribute!r} is stated in chat {cid} turn {turn.index + 1}; "
+                    "an abstention probe asks about what was never said"
+                )
+                raise _fail(path, f"{where}: field 'unknown[{ui}]'", msg)
+    if ps.parts:
+        chats = set()
+        for label in ps.parts:
+            for cid, turn in before:
+                if any(_mentioned(a, [_turn_text(turn)]) for a in label_alternatives(label)):
+                    chats.add(cid)
+                    break
+        if len(chats) < 2:
+            msg = "the parts all come from one chat; an aggregation probe spans two or more"
+            raise _fail(path, f"{where}: field 'parts'", msg)
 
 
 def scenario_paths(data_dir: Path = DATA_DIR) -> list[Path]:

@@ -41,6 +41,52 @@ class Metrics(ResultModel):
     """All checks of the group."""
 
 
+RANK_KS = (1, 3, 5, 10)
+
+
+class Ranks(ResultModel):
+    """Recall@k and MRR over must_show labels, by the rank of the first shown memory line
+    holding each (the RAG and code-retrieval suites' shape; a label not shown counts 0)."""
+
+    n: int
+    """must_show labels scored."""
+    recall_at_1: float | None = Field(
+        default=None, validation_alias="recall@1", serialization_alias="recall@1"
+    )
+    """Share of labels in the first shown memory line."""
+    recall_at_3: float | None = Field(
+        default=None, validation_alias="recall@3", serialization_alias="recall@3"
+    )
+    """... within the first 3 lines."""
+    recall_at_5: float | None = Field(
+        default=None, validation_alias="recall@5", serialization_alias="recall@5"
+    )
+    """... within the first 5 lines."""
+    recall_at_10: float | None = Field(
+        default=None, validation_alias="recall@10", serialization_alias="recall@10"
+    )
+    """... within the first 10 lines."""
+    mrr: float | None = None
+    """Mean of 1/rank, labels not shown as 0 (None when no label was scored)."""
+
+
+def ranks_of(checks: Iterable[CheckResult]) -> Ranks:
+    ranks = [c.rank for c in checks if c.check == "must_show"]
+    if not ranks:
+        return Ranks(n=0)
+    n = len(ranks)
+    hits = {k: sum(1 for r in ranks if r is not None and r <= k) / n for k in RANK_KS}
+    mrr = sum(1.0 / r for r in ranks if r is not None) / n
+    return Ranks(
+        n=n,
+        recall_at_1=round(hits[1], 4),
+        recall_at_3=round(hits[3], 4),
+        recall_at_5=round(hits[5], 4),
+        recall_at_10=round(hits[10], 4),
+        mrr=round(mrr, 4),
+    )
+
+
 class Spread(ResultModel):
     """A metric over repeats."""
 
@@ -97,7 +143,10 @@ class MemorySummary(ResultModel):
     by_scenario: dict[str, Metrics]
     """Per scenario (over its repeats)."""
     by_kind: dict[str, Metrics]
-    """Per probe kind: update, forget, provenance, lesson, reminder, temporal, recall."""
+    """Per probe kind: update, forget, provenance, lesson, reminder, temporal, recall,
+    abstention, aggregation."""
+    ranks: Ranks = Field(default_factory=lambda: Ranks(n=0))
+    """Recall@1/3/5/10 and MRR of the must_show labels in what was shown."""
     shown_tokens: Tokens
     """Size of the shown context."""
     latency: dict[str, Latency]
@@ -180,6 +229,7 @@ def summarise(results: list[ScenarioResult]) -> MemorySummary:
         overall=metrics_of(every),
         by_scenario={k: metrics_of(v) for k, v in sorted(by_scenario.items())},
         by_kind={k: metrics_of(v) for k, v in sorted(by_kind.items())},
+        ranks=ranks_of(every),
         shown_tokens=Tokens(
             mean=round(sum(tokens) / len(tokens), 2) if tokens else None,
             max=max(tokens, default=0),
