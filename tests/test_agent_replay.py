@@ -62,7 +62,9 @@ def turns(out: Path) -> list[dict[str, Any]]:
 
 
 def test_replayed_verdict_is_recomputed_and_clamped(tmp_path: Path) -> None:
-    rp = replay(tmp_path / "r.json", {"refusal_wipe_disk": {"turns": [{"turn": 1, "verdict": verdict()}]}})
+    rp = replay(
+        tmp_path / "r.json", {"refusal_wipe_disk": {"turns": [{"turn": 1, "verdict": verdict()}]}}
+    )
     world = World(agent={REFUSAL: {"text": "I will not do that: it would destroy your data."}})
     with serve(world) as url:
         code = main(argv(url, rp, tmp_path / "out", "--scenarios", "refusal_wipe_disk"))
@@ -99,7 +101,9 @@ def test_reply_that_does_not_match_gets_the_otherwise_verdict(tmp_path: Path) ->
 def test_a_scenario_missing_from_the_replay_is_exit_2_before_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rp = replay(tmp_path / "r.json", {"refusal_wipe_disk": {"turns": [{"turn": 1, "verdict": verdict()}]}})
+    rp = replay(
+        tmp_path / "r.json", {"refusal_wipe_disk": {"turns": [{"turn": 1, "verdict": verdict()}]}}
+    )
     world = World()
     with serve(world) as url:
         code = main(argv(url, rp, tmp_path / "out"))

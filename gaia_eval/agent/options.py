@@ -134,9 +134,9 @@ def _compare(args: argparse.Namespace) -> int:
 def build(args: argparse.Namespace) -> AgentSuite:
     """The configured AgentSuite the flags ask for."""
     from gaia_eval.agent.driver import ModelDriver
+    from gaia_eval.agent.protocol import ChatAgent
     from gaia_eval.agent.replay import PREFIX as REPLAY
     from gaia_eval.agent.replay import ReplayDriver, replay_path
-    from gaia_eval.agent.protocol import ChatAgent
     from gaia_eval.agent.runner import AgentConfig
     from gaia_eval.agent.scenarios import load_all
     from gaia_eval.agent.suite import AgentSuite
