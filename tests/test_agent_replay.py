@@ -150,4 +150,13 @@ def test_registered_agent_smoke_run_passes_its_gate(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "gate" in (proc.stdout + proc.stderr).lower()
+    assert "gate passed against" in proc.stdout + proc.stderr
+
+
+def test_a_price_for_a_replayed_driver_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rp = replay(tmp_path / "r.json", {})
+    with serve(World()) as url:
+        assert main(argv(url, rp, tmp_path / "out", "--price", "1,2")) == 2
+    assert "a replayed driver (replay:FILE) costs nothing" in capsys.readouterr().err

@@ -148,6 +148,9 @@ def build(args: argparse.Namespace) -> AgentSuite:
     scenarios = load_all(args.scenarios_dir, allow_outside=args.allow_outside)
     driver: ModelDriver | ReplayDriver
     if args.driver_model.startswith(REPLAY):
+        if args.price:
+            msg = "--price prices a driver model; a replayed driver (replay:FILE) costs nothing"
+            raise InvalidInputError(msg)
         driver = ReplayDriver(replay_path(args.driver_model.removeprefix(REPLAY)))
         driver.check(_needed(scenarios, args))
         driver_spec = None
