@@ -77,6 +77,10 @@ class Report:
     listed first in the report with the run's errors and unmeasured items."""
 
 
+NOTHING_MEASURED = "– (nothing measured)"
+"""What a headline says for a metric over no items: never `0.000`, which reads as a score."""
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
     """A number for a table cell; missing is an en dash."""
     return "–" if value is None else f"{value:.{digits}f}"
@@ -85,17 +89,31 @@ def fmt(value: float | None, digits: int = 3) -> str:
 # ---- the standard header -----------------------------------------------------------------
 
 
-def _resume_hint(argv: Sequence[str]) -> str:
-    """The command that finishes a stopped run, from its recorded command line: `gaia-eval
-    CMD --resume DIR` re-runs the rest (DIR named when the run was given `--out`)."""
-    import shlex
-
+def _out_arg(argv: Sequence[str]) -> str | None:
     out: str | None = None
     for i, arg in enumerate(argv):
         if arg == "--out" and i + 1 < len(argv):
             out = argv[i + 1]
         elif arg.startswith("--out="):
             out = arg.split("=", 1)[1]
+    return out
+
+
+def run_folder(argv: Sequence[str]) -> str:
+    """The run's folder as its recorded command line gave it (`--out`), shell-quoted for a
+    hint to copy; `DIR` when the run was not given one."""
+    import shlex
+
+    out = _out_arg(argv)
+    return "DIR" if out is None else shlex.quote(out)
+
+
+def _resume_hint(argv: Sequence[str]) -> str:
+    """The command that finishes a stopped run, from its recorded command line: `gaia-eval
+    CMD --resume DIR` re-runs the rest (DIR named when the run was given `--out`)."""
+    import shlex
+
+    out = _out_arg(argv)
     cmd = argv[0] if argv and not argv[0].startswith("-") else "CMD"
     if out is None:
         return f"`gaia-eval {cmd} --resume DIR` (DIR: this run's folder)"

@@ -49,7 +49,7 @@ from gaia_eval.core.errors import (
 )
 from gaia_eval.core.heartbeat import Heartbeat
 from gaia_eval.core.lock import eval_lock
-from gaia_eval.core.progress import note, track
+from gaia_eval.core.progress import estimate_line, note, track
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import (
     Envelope,
@@ -557,6 +557,11 @@ def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
             raise
         current_run_dir["dir"] = out
         clean_stale_temp()
+        said = estimate_line(
+            f"{cls.name} {header.tier}", cls.item_noun, [suite.item_seconds(i) for i in todo]
+        )
+        if said is not None:  # before setup, which may start a model and take minutes itself
+            note(said)
 
         def check_learned(updates: dict[str, object]) -> None:
             probe = header.model_copy(update=updates)

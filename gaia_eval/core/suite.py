@@ -128,6 +128,12 @@ class Suite(ABC):
         (the local model) are not listed. Default: none."""
         return []
 
+    def item_seconds(self, item: Item) -> float | None:
+        """About how many seconds `item` takes in this configuration (a figure measured on
+        an earlier run, rough): the run loop adds them up and says how long a long run
+        will take before its first item. None (the default): unknown, nothing is said."""
+        return None
+
     def select(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items this configured run asks for (e.g. `--parts`); default all. A run that
         asks for fewer than all is labelled filtered; the digest still covers all."""
@@ -337,3 +343,24 @@ def gate_commands() -> dict[str, str]:
     return {
         e.baselines: e.gate_command for e in suites().values() if e.baselines and e.gate_command
     }
+
+
+def gate_command_for(folder: str, name: str) -> str:
+    """The whole command that gates a run against baseline `name` of `folder`, as a user
+    types it: a named run's argv that gates against it (it is run in CI), else the suite's
+    `gate_argv.<name>` (the flags that baseline was measured with), else `gate_command
+    NAME`. Every one must run as printed (tests/test_firsthour_runs.py runs each)."""
+    import shlex
+    from itertools import pairwise
+
+    ref = f"builtin:{folder}/{name}"
+    for run in runs().values():
+        argv = list(run.argv)
+        if any(a == "--gate" and b == ref for a, b in pairwise(argv)):
+            return shlex.join(["gaia-eval", *(name if a == ref else a for a in argv)])
+    for row in _registry().get("suite", {}).values():
+        if row.get("baselines") == folder:
+            argv = row.get("gate_argv", {}).get(name)
+            if argv:
+                return shlex.join(["gaia-eval", *argv])
+    return f"{gate_commands().get(folder, '--gate')} {name}"

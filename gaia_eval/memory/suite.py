@@ -53,6 +53,10 @@ def system_factory(spec: str | None) -> Callable[[], Memory]:
     return factory  # type: ignore[no-any-return]
 
 
+LOCAL_SECONDS_PER_TURN = 38.0
+"""Measured: `memory --suite full --model local`, 2,825 s over 74 chat turns (2026-12-01)."""
+
+
 class MemorySuite(Suite):
     name = "memory"
     title = "Memory benchmark"
@@ -159,6 +163,19 @@ class MemorySuite(Suite):
             return items
         wanted = {Path(n).stem if n.endswith((".yaml", ".yml")) else n for n in self.asked}
         return [i for i in items if i.payload[0].id in wanted]
+
+    def item_seconds(self, item: Item) -> float | None:
+        """full with the embedded local model: 38 s per chat turn, what the six scenarios
+        took there (2,825 s over 74 turns on 2 shared cores, docs/memory.md); pr takes
+        seconds in all, and another model's speed is not known here."""
+        if self.tier != "full" or self.model_spec is None:
+            return None
+        from gaia_eval.llm.spec import parse_model_spec
+
+        if parse_model_spec(self.model_spec, "--model").backend != "local":
+            return None
+        scenario, _ = item.payload
+        return LOCAL_SECONDS_PER_TURN * sum(len(c.turns) for c in scenario.chats)
 
     def endpoints(self) -> list[Endpoint]:
         """full: the extraction model's and the judge's servers, and an `openai:`

@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gaia_eval.core import charts
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Block,
+    Bullets,
+    Chart,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+)
 from gaia_eval.retrieval.gate import DEFAULT_TOLERANCE, WIDEN_ITEMS
 from gaia_eval.retrieval.hard_cases import PR_CASES, TITLES
 from gaia_eval.retrieval.models import (
@@ -35,6 +45,9 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     out = []
     for d in s.datasets:
         q = d.summary
+        if not q.questions:  # stopped before a question finished: no mean to show
+            out.append((f"{d.dataset}: sdk R@5 / MRR", NOTHING_MEASURED))
+            continue
         out.append(
             (
                 f"{d.dataset}: sdk R@5 / MRR",
@@ -196,6 +209,15 @@ def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
     if d.documents_outside:
         outside = ", ".join(f"`{doc}`" for doc in d.documents_outside)
         blocks.append(Para(f"Documents outside the dataset folder (allowed): {outside}"))
+    if not s.questions:
+        blocks.append(
+            Para(
+                "Nothing measured: no question of this dataset finished (the run stopped "
+                "first), so there is no recall, MRR or latency to show."
+            )
+        )
+        blocks += _index(d) if d.index is not None else []
+        return Section(f"Dataset `{d.dataset}` (0 of {d.questions_total} questions)", blocks)
     header = ["pipeline", "R@1", "R@3", "R@5", "R@10", "R@20", "MRR", "R@returned"]
     header += ["mean returned", "p50 ms", "p95 ms"]
     na = "–"

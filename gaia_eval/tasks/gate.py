@@ -157,6 +157,12 @@ def _as_bool(result: str | None) -> bool | None:
     return {"PASS": True, "FAIL": False}.get(result or "")
 
 
+def _ran_of(card: Scorecard, expected: list[str]) -> int:
+    """How many of the expectations' tasks this repeat measured."""
+    done = {t.id for t in card.tasks if t.error_kind != "unavailable"}
+    return sum(1 for t in expected if t in done)
+
+
 def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Verdict:
     """One fixed bar per limit (the engine's `check_bars`); refuses (NotComparableError) a
     different suite, model or judge."""
@@ -173,8 +179,11 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
     all_judged = s.judged == s.tasks
     judged_note = "" if all_judged else "; needs every task judged"
     asked = len(card.task_ids or card.tasks)
+    expected = [str(r.get("id")) for r in exp.tasks]
+    ran = _ran_of(card, expected)
     values: dict[str, float | None] = {
         "measured": s.tasks - s.unmeasured,
+        "expectations_tasks": ran,
         "passed": s.passed,
         "verified": s.verified,
         "quality": s.quality,
@@ -189,6 +198,13 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
             asked,
             rule=f"every task measured (= {asked})",
             trusted=s.unmeasured == 0 and s.tasks == asked,
+        ),
+        # A filtered run (`--tasks 21-qa`) measures every task it was asked and can still
+        # meet min_passed: the expectations hold for all their tasks, so each must have run.
+        Bar(
+            "expectations_tasks",
+            len(expected),
+            rule=f"every task of the expectations ran (= {len(expected)})",
         ),
         Bar("passed", exp.min_passed, rule=f">= {exp.min_passed} (min_passed)", reference=m.passed),
         Bar("verified", m.verified, rule="not gated yet", reference=m.verified, gated=False)
@@ -242,6 +258,11 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
                     gated=False,
                 )
             )
+    if ran < len(expected):
+        verdict.notes.append(
+            f"{ran} of {len(expected)} tasks of the expectations ran; the gate holds for a "
+            "run of all of them"
+        )
     if verdict.not_gated:
         verdict.notes.append("verified: not gated yet (the expectations have no min_verified)")
     if verdict.flips:

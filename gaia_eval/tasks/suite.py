@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.items import item_dir, item_id, select_tasks
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
@@ -70,6 +71,13 @@ class TasksSuite(Suite):
             judge=c.judge_model,
             settings=settings,
         )
+
+    def endpoints(self) -> list[Endpoint]:
+        """The remotes the selected tasks clone from (tasks.clones); options.config dials
+        them once before the local model starts, the engine again before the lock."""
+        from gaia_eval.tasks.clones import clone_endpoints
+
+        return clone_endpoints(self.cfg)
 
     def items(self) -> list[Item]:
         return [
