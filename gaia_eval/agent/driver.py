@@ -19,6 +19,7 @@ from typing import Any
 
 from gaia_eval.agent.models import DIMENSIONS, DriverUsage, Scenario, Turn
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
+from gaia_eval.core.reach import Endpoint
 from gaia_eval.llm.outage import phrase_kind
 from gaia_eval.llm.spec import ModelSpec
 
@@ -141,6 +142,13 @@ class ModelDriver:
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
         self.backoff_s = BACKOFF_S if backoff_s is None else backoff_s
+        self.label = spec.text
+        """What the run's header records as its judge."""
+
+    def endpoints(self) -> list[Endpoint]:
+        from gaia_eval.llm.preflight import model_endpoints
+
+        return model_endpoints(self.spec, "--driver-model")
 
     def _ask(
         self, system: str, prompt: str, schema: dict[str, Any], usage: DriverUsage, timeout: float

@@ -117,6 +117,67 @@ class Scenario(_Strict):
     """Free tags (`verbatim` for single-tool probes)."""
 
 
+# ---- replay driver file (`--driver-model replay:FILE`) ---------------------------------------
+
+
+class ReplayVerdict(_Strict):
+    """The judge's verdict on one turn, as a model driver's JSON reply would give it.
+    gaia_eval rescores it exactly as a model's: each dimension clamped to [0, 10], the
+    rules applied to the agent's real reply, the overall recomputed (the claimed
+    `overall_score` is kept only as `judge_overall`)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True)
+
+    scores: dict[str, float]
+    """All seven dimensions (correctness, tool_selection, context_retention, completeness,
+    efficiency, personality, error_recovery), 0-10; out of range is clamped."""
+    overall_score: float | None = None
+    """The judge's claimed overall; never trusted (recomputed from the scores)."""
+    passed: bool = Field(alias="pass")
+    """The judge's pass (gaia_eval decides pass from the recomputed scores)."""
+    reasked: bool = False
+    """The agent asked again for something the user already said."""
+    blocked: bool = False
+    """The agent's design cannot do this at all."""
+    failure_category: str | None = None
+    blame: Literal["agent", "driver", "environment", "none"] = "none"
+    blame_evidence: str = ""
+    reasoning: str = ""
+    """Why this verdict (shown in the report)."""
+
+
+class ReplayTurn(_Strict):
+    """One scripted turn: the persona's message and the judge's verdict."""
+
+    turn: int
+    """The scenario turn it scripts (1..n, every turn once)."""
+    user_message: str | None = None
+    """The persona's message; absent = the scenario turn's own `user_message`."""
+    verdict: ReplayVerdict
+    """The verdict when the agent's reply matches `reply_matches` (always, without it)."""
+    reply_matches: str | None = None
+    """A Python regular expression (case-insensitive, `.` matches newlines) searched in the
+    agent's real reply: the scripted verdict is for the expected answer, so a reply that
+    does not match gets `otherwise` instead."""
+    otherwise: ReplayVerdict | None = None
+    """The verdict for a reply that does not match `reply_matches` (required with it)."""
+
+
+class ReplayScenario(_Strict):
+    turns: list[ReplayTurn]
+
+
+class ReplayFile(_Strict):
+    """A replayed driver: per scenario id, the scripted persona turns and judge verdicts.
+    The agent under test still runs for real; only the driver is replayed."""
+
+    description: str = ""
+    """What the verdicts script and for which agent."""
+    scenarios: dict[str, ReplayScenario]
+    """Scenario id -> its scripted turns. A scenario the run needs that is missing here is
+    an input error before the run starts."""
+
+
 # ---- results ---------------------------------------------------------------------------------
 
 
@@ -419,4 +480,4 @@ class Scorecard(ResultModel):
 
 
 RESULT_MODELS = (ScenarioResult, Scorecard)
-INPUT_MODELS = (Scenario,)
+INPUT_MODELS = (Scenario, ReplayFile)

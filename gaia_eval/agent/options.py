@@ -26,6 +26,8 @@ from gaia_eval.core.options import (
 )
 
 if TYPE_CHECKING:
+    from gaia_eval.agent.models import Scenario
+    from gaia_eval.agent.scenarios import Loaded
     from gaia_eval.agent.suite import AgentSuite
 
 # `agent --compare` keeps its documented exit codes (docs/agent.md): a regression is
@@ -71,7 +73,12 @@ OPTIONS = Options.of(
         ),
         Option("--embedder", "reference agent embedder (default hash)", default="hash"),
         Option("--max-tokens", "agent reply cap (256)", positive_int, default=256),
-        Option("--driver-model", "driver spec (default local)", default="local"),
+        Option(
+            "--driver-model",
+            "driver spec (default local); replay:FILE replays scripted persona turns and "
+            "judge verdicts (docs/agent.md, a ReplayFile) with the agent still real",
+            default="local",
+        ),
         Option("--price", "driver price IN,OUT in USD per million tokens"),
         Option(
             "--agent-model",
@@ -128,6 +135,8 @@ def build(args: argparse.Namespace) -> AgentSuite:
     """The configured AgentSuite the flags ask for."""
     from gaia_eval.agent.driver import ModelDriver
     from gaia_eval.agent.protocol import ChatAgent
+    from gaia_eval.agent.replay import PREFIX as REPLAY
+    from gaia_eval.agent.replay import ReplayDriver, replay_path
     from gaia_eval.agent.runner import AgentConfig
     from gaia_eval.agent.scenarios import load_all
     from gaia_eval.agent.suite import AgentSuite
@@ -137,8 +146,19 @@ def build(args: argparse.Namespace) -> AgentSuite:
     from gaia_eval.llm.spec import parse_model_spec
 
     scenarios = load_all(args.scenarios_dir, allow_outside=args.allow_outside)
-    driver_spec = parse_model_spec(args.driver_model, "--driver-model")
+    driver: ModelDriver | ReplayDriver
+    if args.driver_model.startswith(REPLAY):
+        if args.price:
+            msg = "--price prices a driver model; a replayed driver (replay:FILE) costs nothing"
+            raise InvalidInputError(msg)
+        driver = ReplayDriver(replay_path(args.driver_model.removeprefix(REPLAY)))
+        driver.check(_needed(scenarios, args))
+        driver_spec = None
+    else:
+        driver_spec = parse_model_spec(args.driver_model, "--driver-model")
     price = parse_price(args.price) if args.price else None
+    if driver_spec is not None:
+        driver = ModelDriver(driver_spec, price_override=price)
     settings: dict[str, object] = {}
     if args.system and args.model:
         msg = "--system and --model: pick one (--model configures the reference agent)"
@@ -181,7 +201,7 @@ def build(args: argparse.Namespace) -> AgentSuite:
         make_agent=make,
         system=system,
         agent_model=agent_model,
-        driver=ModelDriver(driver_spec, price_override=price),
+        driver=driver,
         embedder=embedder,
         repeats=args.repeats,
         budget_usd=args.budget,
@@ -194,6 +214,22 @@ def build(args: argparse.Namespace) -> AgentSuite:
         setup_record=record,
     )
     return AgentSuite(cfg)
+
+
+def _needed(scenarios: list[Loaded], args: argparse.Namespace) -> list[Scenario]:
+    """The scenarios this run will send turns for (tier and filters applied; a scenario
+    missing a document is skipped, so it needs no script)."""
+    from gaia_eval.agent.scenarios import in_tier
+
+    only, cats = set(listed(args.scenarios)), set(listed(args.category))
+    return [
+        s.scenario
+        for s in scenarios
+        if in_tier(s, args.tier)
+        and not s.missing
+        and (not only or s.scenario.id in only)
+        and (not cats or s.scenario.category in cats)
+    ]
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from gaia_eval.agent.models import (
     TurnResult,
 )
 from gaia_eval.agent.protocol import AgentReply, ChatAgent
+from gaia_eval.agent.replay import ReplayDriver
 from gaia_eval.agent.scenarios import Loaded, effective_timeout
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
 
@@ -43,7 +44,8 @@ class AgentConfig:
     """`reference` or the `--system` spec."""
     agent_model: str | None
     """The agent's model spec text."""
-    driver: ModelDriver
+    driver: ModelDriver | ReplayDriver
+    """A model driver, or a replayed one (`--driver-model replay:FILE`)."""
     embedder: str | None = None
     repeats: int = 1
     budget_usd: float = 2.0

@@ -62,7 +62,7 @@ class AgentSuite(Suite):
             system=c.system,
             embedder=c.embedder,
             model=c.agent_model,
-            judge=c.driver.spec.text,
+            judge=c.driver.label,
             settings=settings,
         )
 
@@ -73,7 +73,7 @@ class AgentSuite(Suite):
         from gaia_eval.llm.spec import parse_model_spec
 
         c = self.cfg
-        out = model_endpoints(c.driver.spec, "--driver-model")
+        out = c.driver.endpoints()
         if c.system == "reference" and c.agent_model:
             out += model_endpoints(parse_model_spec(c.agent_model), "--model")
             if c.embedder and c.embedder.startswith("openai:"):
