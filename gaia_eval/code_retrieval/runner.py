@@ -9,8 +9,8 @@ from pathlib import Path
 
 from gaia_eval.code_retrieval import quality
 from gaia_eval.code_retrieval import suites as suites_mod
-from gaia_eval.code_retrieval.instances import Instance
-from gaia_eval.code_retrieval.models import Config
+from gaia_eval.code_retrieval.instances import Instance, fetch_rows
+from gaia_eval.code_retrieval.models import Config, Excluded
 from gaia_eval.code_retrieval.repos import Repos
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.plugins import load_factory
@@ -100,3 +100,32 @@ def robustness_item(target: str, probes: Sequence[str]) -> Item:
 
 def scale_item(repo: str, commit: str) -> Item:
     return Item(f"scale/{repo}", definition={"repo": repo, "commit": commit})
+
+
+def nightly_sample(
+    d: suites_mod.Suite, opts: RunOptions, work: Path, repos: Repos, excluded: list[Excluded]
+) -> list[Instance]:
+    """The nightly draw: a seeded Verified sample plus SWE-rebench splits, size-capped (a
+    repository over the tier's chunk cap is left out and listed in `excluded`)."""
+    sizes: dict[str, int] = {}
+
+    def fits(inst: Instance) -> bool:
+        if d.max_repo_chunks is None:
+            return True
+        if inst.repo not in sizes:
+            sizes[inst.repo] = parse_only_chunks(repos, inst.repo, inst.base_commit)
+            if sizes[inst.repo] > d.max_repo_chunks:
+                reason = f"{sizes[inst.repo]} chunks > cap"
+                excluded.append(Excluded(id=inst.repo, reason=reason))
+        return sizes[inst.repo] <= d.max_repo_chunks
+
+    fetch = dict(offline=opts.offline, base_url=opts.datasets_url)
+    pool = fetch_rows(VERIFIED, "test", work, **fetch)  # type: ignore[arg-type]
+    seed = suites_mod.SAMPLE_SEED
+    picks = suites_mod.seeded_sample(pool, d.sample, seed, fits, lambda i: i.instance_id)
+    for split in d.rebench_splits:
+        rows = fetch_rows(REBENCH, split, work, source="swe-rebench", **fetch)  # type: ignore[arg-type]
+        picks += suites_mod.seeded_sample(
+            rows, d.rebench_per_split, seed, fits, lambda i: i.instance_id
+        )
+    return picks

@@ -28,14 +28,13 @@ from gaia_eval.code_retrieval.models import CodeSummary, Excluded, QueryRecord
 from gaia_eval.code_retrieval.report import REPORT
 from gaia_eval.code_retrieval.repos import Repos
 from gaia_eval.code_retrieval.runner import (
-    REBENCH,
     REFERENCE_SYSTEM,
     VERIFIED,
     RunOptions,
     config,
     incremental_item,
     index_maker,
-    parse_only_chunks,
+    nightly_sample,
     quality_item,
     robustness_item,
     scale_item,
@@ -145,7 +144,7 @@ class CodeRetrievalSuite(Suite):
             repo = offline_repo.build(mirror / offline_repo.REPO_NAME.replace("/", "+"))
             return offline_repo.instances(repo)
         if d.sample and opts.instances_file is None:
-            return self._sampled()
+            return nightly_sample(d, opts, self.work, self.repos, self._excluded)
         if opts.instances_file is not None:
             rows = load_jsonl(opts.instances_file, source="swebench-verified")
         elif d.instances_file is not None:  # the pinned rows ship in the package
@@ -162,32 +161,6 @@ class CodeRetrievalSuite(Suite):
                 raise InvalidInputError(msg)
             rows = [by_id[i] for i in d.instance_ids]
         return rows
-
-    def _sampled(self) -> list[Instance]:
-        """The nightly draw: a seeded Verified sample plus SWE-rebench splits, size-capped."""
-        d, opts = self.definition, self.opts
-        sizes: dict[str, int] = {}
-
-        def fits(inst: Instance) -> bool:
-            if d.max_repo_chunks is None:
-                return True
-            if inst.repo not in sizes:
-                sizes[inst.repo] = parse_only_chunks(self.repos, inst.repo, inst.base_commit)
-                if sizes[inst.repo] > d.max_repo_chunks:
-                    reason = f"{sizes[inst.repo]} chunks > cap"
-                    self._excluded.append(Excluded(id=inst.repo, reason=reason))
-            return sizes[inst.repo] <= d.max_repo_chunks
-
-        fetch = dict(offline=opts.offline, base_url=opts.datasets_url)
-        pool = fetch_rows(VERIFIED, "test", self.work, **fetch)  # type: ignore[arg-type]
-        seed = suites_mod.SAMPLE_SEED
-        picks = suites_mod.seeded_sample(pool, d.sample, seed, fits, lambda i: i.instance_id)
-        for split in d.rebench_splits:
-            rows = fetch_rows(REBENCH, split, self.work, source="swe-rebench", **fetch)  # type: ignore[arg-type]
-            picks += suites_mod.seeded_sample(
-                rows, d.rebench_per_split, seed, fits, lambda i: i.instance_id
-            )
-        return picks
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         if self._excluded:
