@@ -439,6 +439,8 @@ def _quote_problems(data: _Rows) -> list[str]:
             continue
         texts[d.id] = None
         try:
+            if not d.path.is_file():  # a FIFO would block the read; the path checks name it
+                continue
             if d.path.suffix.lower() in PDF_SUFFIXES or d.path.stat().st_size > _QUOTE_CHECK_MAX:
                 continue
             raw = d.path.read_bytes()

@@ -64,6 +64,8 @@ def check_documents_have_text(ds: Dataset, paths: dict[str, Path]) -> None:
     problems = []
     for ref in ds.documents:
         path = paths[ref.id]
+        if not path.is_file():
+            continue  # a FIFO or device is the loader's to refuse: opening one could block
         try:
             with path.open("rb") as fh:
                 head = fh.read(_SNIFF)
