@@ -327,11 +327,19 @@ def test_nightly_draw_samples_verified_and_rebench_from_the_datasets_server(
         suite="nightly", datasets_url=rows_server, work_root=tmp_path / "work", git_mirror=mirror
     )
 
+    def _draw(runner: CodeRetrievalSuite) -> list[object]:
+        from gaia_eval.code_retrieval.runner import nightly_sample
+
+        o = runner.opts
+        return list(
+            nightly_sample(runner.definition, o, runner.work, runner.repos, runner._excluded)
+        )
+
     def sampled(definition: suites.Suite, options: RunOptions) -> tuple[list[object], list[object]]:
         runner = CodeRetrievalSuite(options)
         runner.definition = definition
         try:
-            return list(runner._sampled()), list(runner._excluded)
+            return list(_draw(runner)), list(runner._excluded)
         finally:
             runner.teardown()
 
@@ -356,7 +364,7 @@ def test_nightly_draw_samples_verified_and_rebench_from_the_datasets_server(
     runner.definition = small
     try:
         with pytest.raises(InvalidInputError, match="fit the size cap"):
-            runner._sampled()
+            _draw(runner)
         assert runner._excluded and "chunks > cap" in str(runner._excluded[0])
     finally:
         runner.teardown()

@@ -230,5 +230,7 @@ def test_unknown_embedder_kind_names_the_flag() -> None:
     reason="sentence-transformers installed; the error path cannot occur",
 )
 def test_sentence_transformers_missing_gives_the_fix() -> None:
-    with pytest.raises(InvalidInputError, match=r"gaia-eval\[st\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"sentence-transformers>=2.6' \(the \[st\] extra\)"
+    ):
         from_spec("sentence-transformers:all-MiniLM-L6-v2")

@@ -91,7 +91,7 @@ def test_a_dataset_run_is_foldered_by_its_dataset(
     ds = write_dataset(tmp_path / "data")
     monkeypatch.chdir(tmp_path)
     assert main([*RAG, "--dataset", str(ds), "--system", TOY]) == 0
-    (folder,) = (tmp_path / "eval" / "results").iterdir()
+    (folder,) = [p for p in (tmp_path / "eval" / "results").iterdir() if p.is_dir()]
     assert folder.name.startswith("retrieval-rag-toy-")
     assert (folder / "report.md").is_file()
 

@@ -7,6 +7,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,7 @@ def four_suites(tmp_path_factory: pytest.TempPathFactory) -> Path:
                  "--out", str(root / "tasks"))  # fmt: skip
     assert tasks.returncode == 0, tasks.stderr
     toy(work, {"a": 0.9, "b": 0.9}, root / "toy-base")
+    time.sleep(1.1)  # runs are ordered by their start, recorded to the second
     assert toy(work, {"a": 0.9, "b": 0.1}, root / "toy", "--gate", str(root / "toy-base")) == 1
     return root
 

@@ -190,10 +190,17 @@ def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
     out += ["--unshare-pid", "--proc", "/proc", "--tmpfs", str(tmp)]
     if tmp != Path("/tmp") and Path("/tmp").is_dir():
         out += ["--tmpfs", "/tmp"]
-    for p in fp.hide:
-        if not _inside(p, tmp):  # inside the fresh temp folder it is not there anyway
-            out += _cover(p)
     bound = list(fp.expose_ro)
+
+    def holds_a_bind(p: Path) -> bool:
+        # A path bound back inside a hidden folder of the fresh temp folder makes its mount
+        # points there (a checkout under /tmp): cover and seal that folder as well.
+        return any(_inside(b, p) for b in [*bound, *fp.expose])
+
+    for p in fp.hide:
+        # Inside the fresh temp folder it is not there anyway, unless a bind recreates it.
+        if not _inside(p, tmp) or holds_a_bind(p):
+            out += _cover(p)
     for p in bound:
         out += ["--ro-bind", str(p), str(p)]
     for p in fp.expose:
@@ -203,7 +210,8 @@ def bwrap_argv(argv: list[str], fp: FencePlan, exe: str = "bwrap") -> list[str]:
             out += _cover(p)
     # Last, once every mount point inside them exists: the covers are read-only too.
     for p in [*fp.hide, *fp.rehide]:
-        if p.is_dir() and (not _inside(p, tmp) or any(_inside(p, b) for b in fp.expose)):
+        inside_bind = any(_inside(p, b) for b in fp.expose)
+        if p.is_dir() and (not _inside(p, tmp) or inside_bind or holds_a_bind(p)):
             out += ["--remount-ro", str(p)]
     return [*out, "--", *argv]
 

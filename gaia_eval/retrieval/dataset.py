@@ -610,7 +610,8 @@ def load_beir(folder: Path | str, *, split: str = "test", cache_dir: Path | None
         title, text = str(row.get("title") or ""), str(row.get("text") or "")
         body = f"{title}\n\n{text}\n" if title else f"{text}\n"
         if not target.is_file() or target.read_text(encoding="utf-8") != body:
-            atomic_write_bytes(target, body.encode("utf-8"))
+            # The user's own corpus, copied into the cache: private, like the chunk cache.
+            atomic_write_bytes(target, body.encode("utf-8"), mode=0o600)
         documents.append(DocumentRef(id=doc_id, path=target))
     questions: list[Question] = []
     for qid in sorted(relevant):

@@ -45,6 +45,10 @@ class TasksSuite(Suite):
     def default_jobs(self) -> int:
         from gaia_eval.llm.spec import default_jobs_for
 
+        # A replayed agent waits on no model, and the repository suites share one git
+        # cache per remote that their items fill: one at a time unless --jobs says more.
+        if self.cfg.model == "replay" or self.cfg.suite in ("therock", "therock-demo", "swebench"):
+            return 1
         return default_jobs_for(self.cfg.model)
 
     @classmethod
