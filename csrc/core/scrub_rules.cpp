@@ -286,8 +286,8 @@ size_t part(const uint8_t* d, size_t p, size_t g, const char* word) {
 // once per level), or an HTML entity for one (`&quot;` `&#34;` `&#39;` `&apos;`). The
 // closing quote must be the same bytes.
 struct Quote {
-  uint8_t ch = 0;     // '"' or '\'' (0 for none, or for an HTML entity)
-  size_t len = 0;     // bytes of the quote (0 for none)
+  uint8_t ch = 0;               // '"' or '\'' (0 for none, or for an HTML entity)
+  size_t len = 0;               // bytes of the quote (0 for none)
   const uint8_t* at = nullptr;  // where the opening quote's bytes are
 };
 
@@ -396,8 +396,8 @@ size_t aws_pair(const uint8_t* d, size_t e, size_t g) {
 // chain (`self.password`, `settings.DB_PASSWORD`). Either way 8..256 bytes with two of
 // lowercase / uppercase / digit and at least 8 distinct bytes, not a placeholder, not
 // starting with `$` `%` `{` `<` (a reference). The end or 0.
-// An HTML entity that an unquoted value may hold (`Tr0ub4dor&amp;3` in XML or HTML): its
-// length at d[e], or 0. Entities for quotes end the value instead.
+// An HTML entity that an unquoted value may hold (`Tr0ub4dor&amp;3` in XML or HTML):
+// its length at d[e], or 0. Entities for quotes end the value instead.
 size_t value_entity(const uint8_t* d, size_t e, size_t g) {
   static const char* const kEntities[] = {"&amp;", "&lt;", "&gt;"};
   for (const char* ent : kEntities) {
@@ -461,8 +461,8 @@ bool match_prefixed(const uint8_t* d, size_t p, size_t g, uint32_t mask, Span* o
 // `p`, with the `a` before it (`after_a`).
 // A command-line flag's value: `--password VALUE`, `--db-token "VALUE"` (the key name
 // right after a `-`): 1..4 blanks, an optional opening quote. The value start or 0.
-size_t flag_value(const uint8_t* d, size_t name, size_t q, size_t g, size_t back_of_name,
-                  Quote* quote) {
+size_t flag_value(const uint8_t* d, size_t name, size_t q, size_t g,
+                  size_t back_of_name, Quote* quote) {
   if (back_of_name < 1 || d[name - 1] != '-') return 0;
   const size_t b = blanks4(d, q, g);
   if (b == q) return 0;
@@ -495,8 +495,8 @@ bool match_assignment(const uint8_t* d, size_t p, size_t g, size_t back, Span* o
 
 bool base64_of_credentials(const uint8_t* d, size_t b, size_t e);
 
-// `PRIVATE_KEY=...` with a bare value (a PEM block is `private-key` already): matched at
-// the `v` of `private` (the prefilter's family), `pri` read behind it, then `ate`,
+// `PRIVATE_KEY=...` with a bare value (a PEM block is `private-key` already): matched
+// at the `v` of `private` (the prefilter's family), `pri` read behind it, then `ate`,
 // `[_-]?key` and the value of secret-assignment.
 bool match_private_key(const uint8_t* d, size_t p, size_t g, size_t back, Span* out) {
   if (back < 3 || !ilit(d, p - 3, g, "private")) return false;
