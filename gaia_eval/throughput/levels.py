@@ -18,6 +18,7 @@ from gaia_eval.throughput.models import (
     RequestRow,
 )
 from gaia_eval.throughput.record import StreamRecord
+from gaia_eval.throughput.sweep import sustained
 from gaia_eval.throughput.triage import Step, score
 from gaia_eval.throughput.workloads import Workload
 
@@ -27,7 +28,12 @@ _KIND_LETTER = {"text": "t", "reasoning": "r", "tool": "c"}
 
 
 def level_id(plan: LevelPlan, repeat: int, repeats: int) -> str:
-    base = f"c{plan.concurrency}" if plan.concurrency is not None else f"r{plan.rate:g}"
+    if plan.sweep is not None:
+        base = f"sweep-{plan.sweep}"
+    elif plan.concurrency is not None:
+        base = f"c{plan.concurrency}"
+    else:
+        base = f"r{plan.rate:g}"
     return f"{base}#{repeat}" if repeats > 1 else base
 
 
@@ -171,6 +177,11 @@ def build_level(
         triage=score(steps, wall_s) if workload.triage else None,
         goodput=goodput(slo, ok, n, wall_s) if slo else None,
     )
+    if open_loop:
+        stats.burstiness = plan.burstiness if plan.arrivals == "poisson" else None
+        stats.offered_rps = _rate([r.t_scheduled_ns for r in run.records])
+        stats.completion_rps = _rate([r.t_end_ns for r in run.records if r.error_kind is None])
+        stats.sustained = sustained(stats)
     return LevelResult(stats=stats, requests=rows)
 
 
@@ -197,6 +208,14 @@ def goodput(slo: dict[str, float], ok: list[Derived], sent: int, wall_s: float) 
         share=round(len(good) / sent, 4) if sent else 0.0,
         output_tokens_per_s=round(tokens / wall_s, 3) if wall_s and good else None,
     )
+
+
+def _rate(times_ns: Sequence[int]) -> float | None:
+    """Events per second over the span of `times_ns`: (n - 1) / (last - first)."""
+    if len(times_ns) < 2:
+        return None
+    span = (max(times_ns) - min(times_ns)) / 1e9
+    return round((len(times_ns) - 1) / span, 4) if span > 0 else None
 
 
 def _dist(values: Sequence[float]) -> Dist:

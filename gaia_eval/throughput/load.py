@@ -32,6 +32,9 @@ class LevelPlan:
     """Open loop: mean arrivals per second."""
     arrivals: Arrivals = "poisson"
     """Open loop: exponential (Poisson process) or constant inter-arrival times."""
+    burstiness: float = 1.0
+    """Open loop, poisson: the gamma shape of the inter-arrival times (vLLM's
+    `--burstiness`): 1 is a Poisson process, below 1 burstier, above 1 steadier."""
     requests: int | None = None
     """Stop after this many requests are sent."""
     duration_s: float | None = None
@@ -40,6 +43,9 @@ class LevelPlan:
     """Stop sending once more than this share of finished requests failed..."""
     min_finished: int = 8
     """...counted only after this many finished (one early failure is not a trend)."""
+    sweep: str | None = None
+    """`--sweep`: `sync` / `max` (the closed-loop probes) or the open-loop step `1`..`N`,
+    whose concurrency or rate the suite fills in from the probes when it runs."""
 
 
 @dataclass
@@ -78,14 +84,23 @@ class _Stopper:
             self.stopped = "error_rate"
 
 
-def arrival_offsets_ns(rate: float, count: int, arrivals: Arrivals, seed: int = SEED) -> list[int]:
-    """Offsets of `count` arrivals from the level's start, seeded for repeatability."""
+def arrival_offsets_ns(
+    rate: float, count: int, arrivals: Arrivals, seed: int = SEED, *, burstiness: float = 1.0
+) -> list[int]:
+    """Offsets of `count` arrivals from the level's start, seeded for repeatability.
+    Poisson arrivals draw gamma inter-arrival times of shape `burstiness` and mean 1/rate
+    (shape 1 is the exponential, as vLLM's `--burstiness`)."""
     rng = random.Random(seed)
     t = 0.0
     out = []
     for i in range(count):
         if i:
-            t += rng.expovariate(rate) if arrivals == "poisson" else 1.0 / rate
+            if arrivals == "constant":
+                t += 1.0 / rate
+            elif burstiness == 1.0:
+                t += rng.expovariate(rate)
+            else:
+                t += rng.gammavariate(burstiness, 1.0 / (rate * burstiness))
         out.append(int(t * 1e9))
     return out
 
@@ -162,7 +177,7 @@ async def _open(
     if count is None:
         assert plan.duration_s is not None
         count = max(1, int(plan.rate * plan.duration_s * 3) + 16)  # enough to cover it
-    offsets = arrival_offsets_ns(plan.rate, count, plan.arrivals)
+    offsets = arrival_offsets_ns(plan.rate, count, plan.arrivals, burstiness=plan.burstiness)
     t0 = time.monotonic_ns() + _LEAD_NS
     run.t_begin_ns = t0
     end = t0 + int(plan.duration_s * 1e9) if plan.duration_s else None

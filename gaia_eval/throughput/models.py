@@ -181,6 +181,15 @@ class LevelStats(ResultModel):
     served from the prompt cache, say."""
     triage: TriageScore | None = None
     """Acceptance metrics, for the triage workload."""
+    burstiness: float | None = None
+    """Open loop, poisson: the gamma shape of the inter-arrival times (1 = Poisson)."""
+    offered_rps: float | None = None
+    """Open loop: the realised arrival rate, (requests - 1) / (last - first scheduled send)."""
+    completion_rps: float | None = None
+    """Open loop: the rate responses ended, (completed - 1) / (last - first end): below the
+    arrival rate, a queue grew."""
+    sustained: bool | None = None
+    """Open loop: completions kept up with arrivals (>= 90%) with <= 5% failures."""
 
 
 class RequestRow(ResultModel):
@@ -266,6 +275,22 @@ class Variance(ResultModel):
     """1.96 * stdev / sqrt(n) (0 with n < 2)."""
 
 
+class SweepResult(ResultModel):
+    """What `--sweep` found: the closed-loop bounds, the rates offered and the highest one
+    the server sustained."""
+
+    sync_rps: float | None
+    """Completed requests/s one at a time (the `sweep-sync` probe)."""
+    max_rps: float | None
+    """Completed requests/s with `max_concurrency` in flight (the `sweep-max` probe)."""
+    max_concurrency: int | None
+    """The ceiling probe's concurrency."""
+    rates: list[float]
+    """The open-loop rates offered, in order."""
+    sustained_rps: float | None
+    """The highest offered rate the server sustained (null: none)."""
+
+
 class BenchmarkSummary(ResultModel):
     """The suite summary: every level's numbers, repeat variance, formulas, the server."""
 
@@ -283,6 +308,8 @@ class BenchmarkSummary(ResultModel):
     """True when any level may have been limited by the client."""
     formulas: dict[str, str]
     """How every number is computed."""
+    sweep: SweepResult | None = None
+    """The rate sweep's findings (`--sweep`)."""
 
 
 class GateManifest(ResultModel):

@@ -44,10 +44,27 @@ OPTIONS = Options.of(
     ),
     Option("--rate", "open loop: levels of requests per second, e.g. 0.5,1,2", exclusive="load"),
     Option(
+        "--sweep",
+        "find the highest request rate the server sustains: a probe one at a time, one "
+        "with many in flight, then N open-loop rates between them (default 5)",
+        int,
+        kind="optional",
+        const=5,
+        metavar="N",
+        exclusive="load",
+    ),
+    Option(
         "--arrivals",
         "open loop inter-arrival times (default poisson)",
         choices=("poisson", "constant"),
         default="poisson",
+    ),
+    Option(
+        "--burstiness",
+        "open loop, poisson: gamma shape of the inter-arrival times, as vLLM's (1 Poisson, "
+        "below 1 burstier, above 1 steadier)",
+        finite,
+        default=1.0,
     ),
     Option(
         "--requests",
@@ -120,6 +137,19 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
     if not 0 <= args.max_error_rate <= 1:
         msg = f"--max-error-rate must be within [0, 1], got {args.max_error_rate}"
         raise InvalidInputError(msg)
+    open_loop = bool(args.rate) or args.sweep is not None
+    if not 0 < args.burstiness < float("inf"):
+        msg = f"--burstiness must be a positive number (1 is Poisson), got {args.burstiness}"
+        raise InvalidInputError(msg)
+    if args.burstiness != 1.0 and not (open_loop and args.arrivals == "poisson"):
+        msg = (
+            "--burstiness shapes poisson arrivals of an open loop: use it with --rate or "
+            "--sweep and --arrivals poisson (constant arrivals have no spread to shape)"
+        )
+        raise InvalidInputError(msg)
+    if args.sweep is not None and not 1 <= args.sweep <= 50:
+        msg = f"--sweep N: N is the number of open-loop rates, 1 to 50; got {args.sweep}"
+        raise InvalidInputError(msg)
     requests = args.requests if args.duration is None else None
     if requests is None and args.duration is None:
         requests = default_requests
@@ -128,9 +158,22 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
         "duration_s": args.duration,
         "max_error_rate": args.max_error_rate,
     }
+    if args.sweep is not None:
+        from gaia_eval.throughput.sweep import MAX, SYNC
+
+        return [
+            LevelPlan(concurrency=1, sweep=SYNC, **common),
+            LevelPlan(sweep=MAX, **common),
+            *(
+                LevelPlan(
+                    arrivals=args.arrivals, burstiness=args.burstiness, sweep=str(k), **common
+                )
+                for k in range(1, args.sweep + 1)
+            ),
+        ]
     if args.rate:
         return [
-            LevelPlan(rate=r, arrivals=args.arrivals, **common)
+            LevelPlan(rate=r, arrivals=args.arrivals, burstiness=args.burstiness, **common)
             for r in _levels(args.rate, "--rate", float)
         ]
     levels = _levels(args.concurrency or "1", "--concurrency", int)

@@ -8,6 +8,7 @@ from typing import Any
 from gaia_eval.core import charts
 from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
+from gaia_eval.throughput import sweep
 from gaia_eval.throughput.metrics import MEASURED_CHUNKS
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats
 from gaia_eval.throughput.summary import level_results, summarise
@@ -172,6 +173,76 @@ def _distributions(results: list[LevelResult]) -> list[Block]:
                 )
             )
     return blocks
+
+
+def _sweep(summary: BenchmarkSummary, levels: list[LevelStats]) -> Section | None:
+    found = summary.sweep
+    if found is None:
+        return None
+    steps = [s for s in levels if s.level.startswith(sweep.PREFIX)]
+    rows = [
+        [
+            f"`{s.level}`",
+            _load(s),
+            fmt(s.offered_rps, 2),
+            fmt(s.completion_rps, 2),
+            "**yes**" if s.sustained else ("no" if s.sustained is not None else "–"),
+            f"{fmt(s.ttft_ms.p50, 1)} / {fmt(s.ttft_ms.p99, 1)}",
+            f"{fmt(s.e2e_ms.p50, 1)} / {fmt(s.e2e_ms.p99, 1)}",
+            fmt(s.output_tokens_per_s, 1),
+        ]
+        for s in steps
+    ]
+    held = found.sustained_rps
+    verdict = (
+        f"Highest rate sustained: **{held:g} requests/s**"
+        if held is not None
+        else "No offered rate was sustained"
+    )
+    blocks: list[Block] = [
+        Para(
+            f"{verdict}. Bounds: {fmt(found.sync_rps, 2)} requests/s one at a time, "
+            f"{fmt(found.max_rps, 2)} with {found.max_concurrency or '–'} in flight; rates "
+            f"offered: {', '.join(f'{r:g}' for r in found.rates) or '–'}."
+        ),
+        Table(
+            [
+                "level",
+                "load",
+                "arrivals/s",
+                "completions/s",
+                "sustained",
+                "TTFT p50 / p99 ms",
+                "E2E p50 / p99 ms",
+                "output tok/s",
+            ],
+            rows,
+            caption="A level sustains its rate when completions keep up with arrivals "
+            "(>= 90%) and <= 5% of its requests fail",
+        ),
+    ]
+    curve: dict[str, list[tuple[float, float]]] = {}
+    picks: tuple[tuple[str, Callable[[LevelStats], float | None]], ...] = (
+        ("TTFT p50", lambda s: s.ttft_ms.p50),
+        ("TTFT p99", lambda s: s.ttft_ms.p99),
+        ("E2E p50", lambda s: s.e2e_ms.p50),
+    )
+    for name, pick in picks:
+        pts = [
+            (s.requests_per_s, v)
+            for s in steps
+            if s.requests_per_s is not None and (v := pick(s)) is not None
+        ]
+        if pts:
+            curve[name] = pts
+    if curve:
+        blocks.append(
+            Chart(
+                charts.lines(curve, x_label="achieved requests/s", y_label="ms"),
+                "Latency against achieved throughput over the sweep (each point one level)",
+            )
+        )
+    return Section("Rate sweep", blocks)
 
 
 def _triage(levels: list[LevelStats]) -> Section | None:
@@ -365,7 +436,7 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
         dist = _distributions(results)
         if dist:
             out.append(Section("Distributions", dist))
-    for sec in (_triage(levels), _variance(summary)):
+    for sec in (_sweep(summary, levels), _triage(levels), _variance(summary)):
         if sec is not None:
             out.append(sec)
     out.append(_server(env, levels))
@@ -385,6 +456,15 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
 
 def headline(env: Envelope) -> list[tuple[str, str]]:
     out = []
+    found = summarise(env).sweep
+    if found is not None:
+        held = found.sustained_rps
+        out.append(
+            (
+                "sweep",
+                f"sustains {held:g} requests/s" if held is not None else "no rate sustained",
+            )
+        )
     for r in level_results(env):
         s = r.stats
         ttft = "–" if s.ttft_ms.p50 is None else f"{s.ttft_ms.p50:.1f}"

@@ -163,6 +163,31 @@ def context_size(target: Target) -> int | None:
     return None
 
 
+_PROPS_KEEP = ("total_slots", "build_info", "model_path")
+
+
+def server_props(target: Target) -> dict[str, Any]:
+    """What the server publishes about itself (llama.cpp's GET /props): slots, context
+    size, build and model file; {} when it has no such endpoint."""
+    props = _get_json(target.origin + "/props")
+    if not isinstance(props, dict):
+        return {}
+    out: dict[str, Any] = {
+        k: props[k]
+        for k in _PROPS_KEEP
+        if isinstance(props.get(k), (str, int, float, bool)) and not isinstance(props[k], bool)
+    }
+    gen = props.get("default_generation_settings")
+    if isinstance(gen, dict):
+        for key in ("n_ctx", "cache_prompt"):
+            if isinstance(gen.get(key), (int, bool)):
+                out[key] = gen[key]
+        params = gen.get("params")
+        if isinstance(params, dict) and isinstance(params.get("cache_prompt"), bool):
+            out["cache_prompt"] = params["cache_prompt"]
+    return out
+
+
 def server_tokenizer(target: Target) -> Tokenizer | None:
     """The server's own token counter, where it has one (llama.cpp's POST /tokenize), so
     each chunk's tokens are counted, not guessed; None when it has none. Used after a

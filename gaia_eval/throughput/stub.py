@@ -206,9 +206,13 @@ def _plain(status: int, body: bytes, ctype: str = "application/json") -> bytes:
 
 
 class StubServer:
-    """The asyncio server; `serve(port)` runs until cancelled."""
+    """The asyncio server; `serve(port)` runs until cancelled. With `slots` it streams that
+    many requests at once and queues the rest, as llama.cpp's slots do (each request's
+    schedule then starts when it gets a slot)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: int | None = None) -> None:
+        self.slots = slots
+        self._free: asyncio.Semaphore | None = None
         self.stats = _Stats()
         self._ids = 0
         # Zero-latency responses by request shape, with the request id as a placeholder: a
@@ -237,7 +241,12 @@ class StubServer:
         elif req.method == "GET" and path == "/health":
             writer.write(_plain(200, b'{"status":"ok"}'))
         elif req.method == "GET" and path == "/props":
-            body = {"default_generation_settings": {"n_ctx": 4096}, "build_info": "stub"}
+            body: dict[str, Any] = {
+                "default_generation_settings": {"n_ctx": 4096},
+                "build_info": "stub",
+            }
+            if self.slots:
+                body["total_slots"] = self.slots
             writer.write(_plain(200, json.dumps(body).encode()))
         elif req.method == "POST" and path == "/tokenize":
             # llama.cpp's endpoint: the stub's tokens are its words (" w12" is one token).
@@ -284,20 +293,25 @@ class StubServer:
             return True
         self.stats.requests += 1
         self.stats.prompt_tokens += prompt_tokens
-        self.stats.processing += 1
-        try:
-            return await self._send_events(
-                writer,
-                beh,
-                rid=rid,
-                t_recv=t_recv,
-                sends=sends,
-                prompt_tokens=prompt_tokens,
-                body=body,
-                anthropic=anthropic,
-            )
-        finally:
-            self.stats.processing -= 1
+        if self.slots and self._free is None:
+            self._free = asyncio.Semaphore(self.slots)
+        async with self._free or contextlib.nullcontext():
+            t_slot = time.monotonic_ns()
+            entry["t_slot_ns"] = t_slot
+            self.stats.processing += 1
+            try:
+                return await self._send_events(
+                    writer,
+                    beh,
+                    rid=rid,
+                    t_recv=t_slot,
+                    sends=sends,
+                    prompt_tokens=prompt_tokens,
+                    body=body,
+                    anthropic=anthropic,
+                )
+            finally:
+                self.stats.processing -= 1
 
     async def _send_events(
         self,
@@ -506,10 +520,11 @@ class _AnthropicFormat:
 
 
 @contextlib.contextmanager
-def stub_process(timeout_s: float = 20.0) -> Iterator[str]:
+def stub_process(timeout_s: float = 20.0, *, slots: int | None = None) -> Iterator[str]:
     """Run the stub in a child process; yields its base URL and stops it on exit."""
+    extra = ["--slots", str(slots)] if slots else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gaia_eval.throughput.stub", "--port", "0"],
+        [sys.executable, "-m", "gaia_eval.throughput.stub", "--port", "0", *extra],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -537,9 +552,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--slots", type=int, default=None, help="requests streamed at once")
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(StubServer().serve(args.host, args.port))
+        asyncio.run(StubServer(args.slots).serve(args.host, args.port))
     return 0
 
 

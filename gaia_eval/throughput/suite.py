@@ -12,6 +12,7 @@ from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
+from gaia_eval.throughput import sweep
 from gaia_eval.throughput.gate import GATE
 from gaia_eval.throughput.load import LevelPlan
 from gaia_eval.throughput.metrics import Tokenizer
@@ -54,6 +55,9 @@ class BenchmarkSuite(Suite):
         self._requests: list[bytes] = []
         self._ctx_size: int | None = None
         self._tokenizer: Tokenizer | None = None
+        self._slots: int | None = None
+        self._probe_rps: dict[str, float | None] = {}
+        """The sweep's closed-loop probes: completed requests/s by probe (sync, max)."""
 
     def header_fields(self) -> HeaderFields:
         c = self.config
@@ -76,15 +80,19 @@ class BenchmarkSuite(Suite):
         out = []
         for repeat in range(1, self.config.repeats + 1):
             for plan in self.config.plans:
-                definition = {
+                definition: dict[str, Any] = {
                     "concurrency": plan.concurrency,
                     "rate": plan.rate,
-                    "arrivals": plan.arrivals if plan.rate is not None else None,
+                    "arrivals": plan.arrivals if plan.concurrency is None else None,
                     "requests": plan.requests,
                     "duration_s": plan.duration_s,
                     "max_error_rate": plan.max_error_rate,
                     "repeat": repeat,
                 }
+                if plan.sweep is not None:
+                    definition["sweep"] = plan.sweep
+                if plan.burstiness != 1.0:
+                    definition["burstiness"] = plan.burstiness
                 out.append(
                     Item(
                         id=level_id(plan, repeat, self.config.repeats),
@@ -120,6 +128,9 @@ class BenchmarkSuite(Suite):
         ]
         warm = runner.warmup(target, self._requests, c.warmup, c.timeout_s)
         self._ctx_size = runner.context_size(target)
+        props = runner.server_props(target)
+        published = props.get("total_slots") or target.facts.get("parallel_slots")
+        self._slots = published if isinstance(published, int) and published > 0 else None
         # Each chunk's tokens counted by the server's own tokenizer where it has one
         # (--tokenizer wins): otherwise a usage total split over chunks is only a guess.
         self._tokenizer = c.tokenizer or runner.server_tokenizer(target)
@@ -163,6 +174,7 @@ class BenchmarkSuite(Suite):
         plan, repeat = item.payload
         target = self._target
         assert target is not None
+        plan = self._sweep_plan(plan, item.id, ctx)
         ctx_size = runner.context_size(target)
         if ctx_size != self._ctx_size:
             msg = (
@@ -200,7 +212,42 @@ class BenchmarkSuite(Suite):
         result.stats.server_metrics = runner.metrics_delta(before, after)
         result.stats.server_notes = runner.cache_notes(result.stats.server_metrics)
         result.stats.peak_memory_gb = round(peak / 2**30, 4) if peak else None
+        if plan.sweep in (sweep.SYNC, sweep.MAX):
+            self._probe_rps[plan.sweep] = result.stats.requests_per_s
         return result
+
+    def _sweep_plan(self, plan: LevelPlan, item_id: str, ctx: RunContext) -> LevelPlan:
+        """A sweep level's concurrency (the ceiling probe) or rate (a step), filled in now:
+        the steps' rates come from the probes' measured requests/s."""
+        from dataclasses import replace
+
+        if plan.sweep is None or plan.sweep == sweep.SYNC:
+            return plan
+        if plan.sweep == sweep.MAX:
+            return replace(plan, concurrency=sweep.probe_concurrency(self._slots))
+        found = {**self._previous_probes(ctx), **self._probe_rps}
+        lo, hi = found.get(sweep.SYNC), found.get(sweep.MAX)
+        if not lo or not hi:
+            msg = (
+                f"level {item_id}: the sweep's probes ({sweep.PREFIX}{sweep.SYNC}, "
+                f"{sweep.PREFIX}{sweep.MAX}) measured no request rate to sweep between"
+            )
+            raise InfrastructureError(msg)
+        count = sum(1 for p in self.config.plans if p.sweep not in (None, sweep.SYNC, sweep.MAX))
+        return replace(plan, rate=sweep.rates(lo, hi, count)[int(plan.sweep) - 1])
+
+    @staticmethod
+    def _previous_probes(ctx: RunContext) -> dict[str, float | None]:
+        """The probes' requests/s from the run folder's item log (a resumed sweep's probes
+        ran in the earlier run)."""
+        from gaia_eval.core.runloop import ITEM_LOG, read_item_log
+
+        out: dict[str, float | None] = {}
+        for rec in read_item_log(ctx.out_dir / ITEM_LOG):
+            name = rec.id.removeprefix(sweep.PREFIX)
+            if rec.id.startswith(sweep.PREFIX) and name in (sweep.SYNC, sweep.MAX) and rec.result:
+                out[name] = LevelResult.model_validate(rec.result).stats.requests_per_s
+        return out
 
     # ---- reading results --------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gaia_eval.core.results import Envelope
+from gaia_eval.throughput import sweep
 from gaia_eval.throughput.metrics import FORMULAS, variance_stats
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats, Variance
 
@@ -64,4 +65,5 @@ def summarise(env: Envelope) -> BenchmarkSummary:
         all_failed=bool(env.items) and not any(s.completed for s in levels),
         client_limited=any(s.client_limited for s in levels),
         formulas=FORMULAS,
+        sweep=sweep.summarise(levels),
     )

@@ -1,0 +1,138 @@
+"""`gaia-eval benchmark`'s serving-engineer workloads end to end against the loopback stub:
+rate sweeps, length distributions, server-side timings, multi-turn and shared-prefix
+workloads, token-counted prompts, and the report's figures."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gaia_eval.cli.main import main
+from gaia_eval.throughput.load import arrival_offsets_ns
+from gaia_eval.throughput.stub import stub_process
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[str]:
+    with stub_process() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def two_slots() -> Iterator[str]:
+    """A server that streams two requests at once and queues the rest (llama.cpp slots)."""
+    with stub_process(slots=2) as url:
+        yield url
+
+
+def _run(out: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(["benchmark", *args, "--out", str(out)])
+    path = out / "results.json"
+    return code, json.loads(path.read_text()) if path.exists() else {}
+
+
+def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    code = main(["benchmark", "--model", "openai:http://127.0.0.1:9/v1#m", *args,
+                 "--out", str(tmp_path / "r")])  # fmt: skip
+    assert code == 2
+    return capsys.readouterr().err
+
+
+# ---- 1. rate sweeps ----------------------------------------------------------------------
+
+
+def test_sweep_finds_the_rate_a_two_slot_server_sustains(two_slots: str, tmp_path: Path) -> None:
+    # Each request holds a slot ~85 ms (30 ms to the first token, 11 gaps of 5 ms): two
+    # slots serve about 23 requests/s, one request at a time about 11.
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{two_slots}/v1#custom:ttft_ms=30,gap_ms=5,chunks=12",
+        "--sweep", "4", "--arrivals", "constant", "--requests", "30", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    levels = {lv["level"]: lv for lv in res["summary"]["levels"]}
+    assert list(levels) == ["sweep-sync", "sweep-max", "sweep-1", "sweep-2", "sweep-3", "sweep-4"]
+    assert levels["sweep-sync"]["concurrency"] == 1
+    assert levels["sweep-max"]["concurrency"] == 4  # twice the slots /props publishes
+    found = res["summary"]["sweep"]
+    sync, top = levels["sweep-sync"]["requests_per_s"], levels["sweep-max"]["requests_per_s"]
+    assert found["sync_rps"] == sync and found["max_rps"] == top
+    assert 5 < sync < 12.5 and sync * 1.5 < top < 24
+    rates = [levels[f"sweep-{k}"]["rate"] for k in range(1, 5)]
+    assert rates == found["rates"]
+    assert rates[0] == pytest.approx(sync, rel=1e-3) and rates[-1] == pytest.approx(
+        1.2 * top, rel=1e-3
+    )
+    # The first rate is what one slot serves alone: sustained. The last is past what two
+    # slots can serve: the queue grows, completions fall behind arrivals.
+    assert levels["sweep-1"]["sustained"] is True
+    assert levels["sweep-4"]["sustained"] is False
+    assert levels["sweep-4"]["completion_rps"] < 0.9 * levels["sweep-4"]["offered_rps"]
+    held = found["sustained_rps"]
+    assert held is not None and rates[0] <= held < rates[-1]
+    assert levels["sweep-4"]["ttft_ms"]["p99"] > levels["sweep-1"]["ttft_ms"]["p99"]
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert (
+        "## Rate sweep" in report and f"Highest rate sustained: **{held:g} requests/s**" in report
+    )
+
+
+def test_sweep_steps_resume_from_the_probes_of_the_earlier_run(
+    two_slots: str, tmp_path: Path
+) -> None:
+    from gaia_eval.core.runloop import ITEM_LOG
+
+    args = ["--model", f"openai:{two_slots}/v1#custom:ttft_ms=5,gap_ms=1,chunks=4",
+            "--sweep", "2", "--requests", "8", "--warmup", "0"]  # fmt: skip
+    code, res = _run(tmp_path / "run", *args)
+    assert code == 0
+    first = res["summary"]["sweep"]["rates"]
+    log = tmp_path / "run" / ITEM_LOG
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[:2]) + "\n")  # as if killed after the two probes
+    code = main(["benchmark", *args, "--resume", str(tmp_path / "run")])
+    assert code == 0
+    res = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert res["summary"]["sweep"]["rates"] == first
+
+
+def test_burstiness_is_the_gamma_shape_of_the_gaps() -> None:
+    def gaps(shape: float) -> list[float]:
+        offs = arrival_offsets_ns(10.0, 4000, "poisson", burstiness=shape)
+        return [(b - a) / 1e9 for a, b in zip(offs, offs[1:], strict=False)]
+
+    for shape in (0.25, 1.0, 4.0):
+        g = gaps(shape)
+        assert statistics.fmean(g) == pytest.approx(0.1, rel=0.08)  # the rate holds
+        # A gamma of shape k has a coefficient of variation of 1 / sqrt(k).
+        cv = statistics.stdev(g) / statistics.fmean(g)
+        assert cv == pytest.approx(shape**-0.5, rel=0.12)
+
+
+def test_burstiness_is_recorded_per_level(stub: str, tmp_path: Path) -> None:
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=2,gap_ms=1,chunks=3",
+        "--rate", "50", "--burstiness", "0.5", "--requests", "6", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    (lv,) = res["summary"]["levels"]
+    assert lv["burstiness"] == 0.5 and lv["arrivals"] == "poisson"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--sweep", "0"], "--sweep N"),
+        (["--rate", "1", "--burstiness", "0"], "--burstiness must be a positive"),
+        (["--concurrency", "2", "--burstiness", "2"], "--burstiness shapes poisson"),
+        (["--rate", "1", "--arrivals", "constant", "--burstiness", "2"], "--burstiness shapes"),
+    ],
+)
+def test_bad_sweep_and_burstiness_are_exit_2(
+    args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert needle in _bad(tmp_path, capsys, *args)
