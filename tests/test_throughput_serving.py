@@ -4,6 +4,7 @@ workloads, token-counted prompts, and the report's figures."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 from collections.abc import Iterator
@@ -103,7 +104,7 @@ def test_sweep_steps_resume_from_the_probes_of_the_earlier_run(
 def test_burstiness_is_the_gamma_shape_of_the_gaps() -> None:
     def gaps(shape: float) -> list[float]:
         offs = arrival_offsets_ns(10.0, 4000, "poisson", burstiness=shape)
-        return [(b - a) / 1e9 for a, b in zip(offs, offs[1:], strict=False)]
+        return [(b - a) / 1e9 for a, b in itertools.pairwise(offs)]
 
     for shape in (0.25, 1.0, 4.0):
         g = gaps(shape)
