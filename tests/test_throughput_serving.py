@@ -137,3 +137,108 @@ def test_bad_sweep_and_burstiness_are_exit_2(
     args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert needle in _bad(tmp_path, capsys, *args)
+
+
+# ---- 2. length distributions ---------------------------------------------------------------
+
+
+def test_chat_lengths_are_drawn_per_request_and_recorded(stub: str, tmp_path: Path) -> None:
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40",
+        "--input-words", "uniform:20,60", "--max-tokens", "normal:12,4",
+        "--concurrency", "2", "--requests", "16", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    assert res["header"]["tier"] == "chat(in=uniform:20,60w,out=normal:12,4)"
+    rows = res["items"][0]["result"]["requests"]
+    ins = [r["input_len"] for r in rows]
+    outs = [r["max_tokens"] for r in rows]
+    assert all(20 <= n <= 60 for n in ins) and len(set(ins)) > 4
+    assert all(r["input_unit"] == "words" for r in rows)
+    assert len(set(outs)) > 3 and all(n >= 1 for n in outs)
+    # The stub answers max_tokens tokens (one a chunk) and counts a prompt's words: the
+    # server's own counts follow the drawn lengths request by request.
+    assert [r["output_tokens"] for r in rows] == outs
+    offsets = {r["input_tokens"] - r["input_len"] for r in rows}
+    assert len(offsets) == 1
+    lv = res["summary"]["levels"][0]
+    assert lv["output_tokens_per_request"]["max"] == max(outs)
+    assert lv["input_tokens_per_request"]["p50"] is not None
+    # The same flags draw the same lengths: runs compare.
+    code, again = _run(
+        tmp_path / "again", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40",
+        "--input-words", "uniform:20,60", "--max-tokens", "normal:12,4",
+        "--concurrency", "2", "--requests", "16", "--warmup", "0",
+    )  # fmt: skip
+    assert [r["max_tokens"] for r in again["items"][0]["result"]["requests"]] == outs
+    assert (
+        again["header"]["settings"]["workload_digest"]
+        == res["header"]["settings"]["workload_digest"]
+    )
+
+
+def test_a_fixed_length_chat_workload_keeps_its_prompts() -> None:
+    from gaia_eval.throughput.lengths import parse
+    from gaia_eval.throughput.workloads import chat_workload
+
+    # The digest of a fixed-length run is the one recorded before distributions existed.
+    plain = chat_workload(count=4, input_words=64, max_tokens=32)
+    parsed = chat_workload(count=4, input_words=parse("64", "--input-words"), max_tokens=32)
+    assert plain.digest == parsed.digest and plain.name == "chat(in=64w,out=32)"
+    assert all(i.input_len is None for i in plain.items)
+
+
+def test_sharegpt_rows_give_the_first_turn_and_the_reply_length(stub: str, tmp_path: Path) -> None:
+    rows = [
+        {"id": "a", "conversations": [
+            {"from": "human", "value": "What is a river?"},
+            {"from": "gpt", "value": "A river is " + "water " * 10},
+            {"from": "human", "value": "And a lake?"},
+        ]},
+        {"id": "b", "conversations": [{"from": "human", "value": "no reply here"}]},
+        {"id": "c", "conversations": [
+            {"from": "system", "value": "Be brief."},
+            {"from": "human", "value": "Name a colour."},
+            {"from": "gpt", "value": "Blue."},
+        ]},
+    ]  # fmt: skip
+    path = tmp_path / "sharegpt.json"
+    path.write_text(json.dumps(rows))  # ShareGPT's own files are one JSON array
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40",
+        "--workload", str(path), "--requests", "2", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    assert res["header"]["tier"] == "sharegpt:sharegpt.json"
+    got = {r["item"]: r for r in res["items"][0]["result"]["requests"]}
+    assert set(got) == {"a", "c"}  # b has no reply to size the answer
+    assert got["a"]["max_tokens"] == 18  # 13 words x 4/3, rounded up
+    assert got["c"]["max_tokens"] == 2
+    assert got["a"]["output_tokens"] == 18
+
+
+def test_a_bad_sharegpt_row_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"conversations": [{"from": "robot", "value": "x"}]}) + "\n")
+    err = _bad(tmp_path, capsys, "--workload", str(path))
+    assert "line 1" in err and "'conversations'" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--input-words", "uniform:5"], "uniform:LO,HI"),
+        (["--input-words", "uniform:9,3"], "1 <= LO <= HI"),
+        (["--input-words", "normal:0,1"], "normal:MEAN,SD"),
+        (["--input-words", "0"], "whole number from 1"),
+        (["--input-words", "zipf:1,2"], "expected N, uniform"),
+        (["--max-tokens", "12.5"], "--max-tokens"),
+        (["--max-tokens", "uniform:1,4", "--workload", "triage"], "chat workload only"),
+    ],
+)
+def test_bad_lengths_are_exit_2(
+    args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert needle in _bad(tmp_path, capsys, *args)

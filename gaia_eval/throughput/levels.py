@@ -20,7 +20,7 @@ from gaia_eval.throughput.models import (
 from gaia_eval.throughput.record import StreamRecord
 from gaia_eval.throughput.sweep import sustained
 from gaia_eval.throughput.triage import Step, score
-from gaia_eval.throughput.workloads import Workload
+from gaia_eval.throughput.workloads import WorkItem, Workload
 
 CPU_SHARE_LIMIT = 0.8
 LAG_P99_LIMIT_MS = 10.0
@@ -42,12 +42,15 @@ def _ms(ns: int) -> float:
 
 
 def _row(
-    level: str, item: str, rec: StreamRecord, d: Derived | None, *, t0: int, answer: bool
+    level: str, item: WorkItem, rec: StreamRecord, d: Derived | None, *, t0: int, answer: bool
 ) -> RequestRow:
     sent = rec.t_sent_ns or rec.t_start_ns
     return RequestRow(
         level=level,
-        item=item,
+        item=item.id,
+        max_tokens=item.max_tokens,
+        input_len=item.input_len,
+        input_unit=item.input_unit,
         scheduled_ms=_ms(rec.t_scheduled_ns - t0),
         start_ms=_ms(rec.t_start_ns - t0),
         sent_ms=_ms(sent - t0),
@@ -102,7 +105,7 @@ def build_level(
             ok.append(d)
         else:
             kinds[rec.error_kind] += 1
-        rows.append(_row(level, item.id, rec, d, t0=t0, answer=workload.triage))
+        rows.append(_row(level, item, rec, d, t0=t0, answer=workload.triage))
         if workload.triage and item.labels is not None:
             steps.append(
                 Step(
@@ -176,6 +179,10 @@ def build_level(
         client_notes=notes,
         triage=score(steps, wall_s) if workload.triage else None,
         goodput=goodput(slo, ok, n, wall_s) if slo else None,
+        input_tokens_per_request=_dist([i for i in inputs if i is not None])
+        if any(inputs)
+        else None,
+        output_tokens_per_request=_dist([d.output_tokens for d in ok]) if ok else None,
     )
     if open_loop:
         stats.burstiness = plan.burstiness if plan.arrivals == "poisson" else None

@@ -190,6 +190,10 @@ class LevelStats(ResultModel):
     arrival rate, a queue grew."""
     sustained: bool | None = None
     """Open loop: completions kept up with arrivals (>= 90%) with <= 5% failures."""
+    input_tokens_per_request: Dist | None = None
+    """Prompt tokens per completed request (usage), when the server reports them."""
+    output_tokens_per_request: Dist | None = None
+    """Output tokens per completed request (by token_source)."""
 
 
 class RequestRow(ResultModel):
@@ -245,6 +249,12 @@ class RequestRow(ResultModel):
     """Failure text, or null."""
     answer: str | None = None
     """The answer text (triage only, for re-scoring)."""
+    max_tokens: int | None = None
+    """The answer length asked for (null in older results)."""
+    input_len: int | None = None
+    """The prompt length drawn for it, in input_unit (chat; null when not drawn)."""
+    input_unit: str | None = None
+    """words, or tokens (`--input-tokens`)."""
 
 
 class LevelResult(ResultModel):

@@ -73,8 +73,18 @@ OPTIONS = Options.of(
         exclusive="stop",
     ),
     Option("--duration", "or seconds of sending per level", finite, exclusive="stop"),
-    Option("--max-tokens", "max output tokens (chat 128, triage 64)", int),
-    Option("--input-words", "chat prompt length in words", int, default=128),
+    Option(
+        "--max-tokens",
+        "max output tokens (chat 128, triage 64); chat also takes a distribution drawn per "
+        "request: uniform:LO,HI or normal:MEAN,SD",
+        metavar="N|DIST",
+    ),
+    Option(
+        "--input-words",
+        "chat prompt length in words: N, uniform:LO,HI or normal:MEAN,SD (default 128)",
+        default="128",
+        metavar="N|DIST",
+    ),
     Option(
         "--ignore-eos",
         "chat: ask the server (vLLM, llama.cpp) for exactly --max-tokens tokens",
@@ -183,26 +193,32 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
 def workload(args: argparse.Namespace, needed: int) -> Workload:
     from gaia_eval.throughput import workloads
 
-    if args.max_tokens is not None and args.max_tokens < 1:
-        msg = f"--max-tokens must be >= 1, got {args.max_tokens}"
+    from gaia_eval.throughput.lengths import parse
+
+    out_lens = parse(args.max_tokens, "--max-tokens") if args.max_tokens is not None else None
+    in_lens = parse(args.input_words, "--input-words")
+    chat = args.workload == "chat"
+    if not chat and out_lens is not None and out_lens.kind != "fixed":
+        msg = (
+            f"--max-tokens {args.max_tokens!r}: a distribution draws lengths for the chat "
+            f"workload only; --workload {args.workload} takes one number"
+        )
         raise InvalidInputError(msg)
+    fixed_out = int(out_lens.a) if out_lens is not None else None
     if args.workload == "triage":
-        return workloads.triage_workload(args.max_tokens)
-    if args.workload == "chat":
-        if args.input_words < 1:
-            msg = f"--input-words must be >= 1, got {args.input_words}"
-            raise InvalidInputError(msg)
+        return workloads.triage_workload(fixed_out)
+    if chat:
         return workloads.chat_workload(
             count=max(1, needed),
-            input_words=args.input_words,
-            max_tokens=args.max_tokens or 128,
+            input_words=in_lens,
+            max_tokens=out_lens or 128,
             ignore_eos=args.ignore_eos,
         )
     path = Path(args.workload)
     if not path.is_file():
         msg = f"--workload {args.workload!r}: not triage, chat or an existing JSONL file"
         raise InvalidInputError(msg)
-    return workloads.jsonl_workload(path, args.max_tokens)
+    return workloads.jsonl_workload(path, fixed_out)
 
 
 SLO_KEYS = ("ttft_ms", "tpot_ms", "e2e_ms")

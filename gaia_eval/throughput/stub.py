@@ -334,6 +334,7 @@ class StubServer:
             str(body.get("model")),
             bool(body.get("response_format")),
             prompt_tokens,
+            body.get("max_tokens"),
         )
         if immediate and key in self._cache:
             data, kinds, generated = self._cache[key]
@@ -359,6 +360,11 @@ class StubServer:
             out.clear()
         pieces = [("reasoning", i) for i in range(beh.reasoning)]
         pieces += [("content", i) for i in range(beh.chunks)]
+        cap = body.get("max_tokens")
+        if isinstance(cap, int) and cap > 0 and not beh.token_pattern:
+            # A server stops at max_tokens: the content chunks that fit, whole.
+            fit = max(1, cap // max(1, beh.tokens_per_chunk))
+            pieces = pieces[: beh.reasoning + fit]
         answer = _pieces(JSON_ANSWER, beh.chunks) if body.get("response_format") else None
         if answer is not None:
             pieces = pieces[: beh.reasoning + len(answer)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from dataclasses import dataclass, field
 from importlib import resources
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.throughput.lengths import Lengths
 
 TRIAGE_FILE = "triage_emails.jsonl"
 URGENT_AT = 4
@@ -55,6 +57,10 @@ class WorkItem:
     """Triage labels of the email (the scorer reads them)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Further request fields (a JSONL row's own, e.g. temperature)."""
+    input_len: int | None = None
+    """The prompt length drawn for it (chat), in `input_unit`; None when not drawn."""
+    input_unit: str | None = None
+    """words, or tokens (`--input-tokens`)."""
 
 
 @dataclass(frozen=True)
@@ -101,54 +107,144 @@ def triage_workload(max_tokens: int | None = None) -> Workload:
     return Workload("triage", items, _digest(items), triage=True)
 
 
+def chat_prompt(i: int, words: int, rng: random.Random) -> str:
+    """The chat workload's prompt `i`: a unique opening, then `words` - 12 story words."""
+    body = " ".join(rng.choice(_VOCAB) for _ in range(max(1, words - 12)))
+    return f"Request {i}. Write a long story using these words: {body}"
+
+
 def chat_workload(
     count: int = 32,
-    input_words: int = 128,
-    max_tokens: int = 128,
+    input_words: int | Lengths = 128,
+    max_tokens: int | Lengths = 128,
     seed: int = 20260930,
     *,
     ignore_eos: bool = False,
 ) -> Workload:
     """Synthetic prompts of `input_words` words (a unique opening each, so a prefix cache
-    cannot serve one prompt from another) asking for `max_tokens` tokens of story;
-    `ignore_eos` asks the server (vLLM, llama.cpp) to generate exactly that many."""
+    cannot serve one prompt from another) asking for `max_tokens` tokens of story, each a
+    length or a distribution drawn per request (seeded); `ignore_eos` asks the server
+    (vLLM, llama.cpp) to generate exactly that many."""
+    ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
+    outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
     rng = random.Random(seed)
+    # Lengths from a stream of their own: a fixed length draws nothing, so the prompts of
+    # a fixed-length run stay the ones every earlier run sent.
+    lengths = random.Random(seed + 1)
+    in_lens, out_lens = ins.draw(count, lengths), outs.draw(count, lengths)
     items = []
     for i in range(count):
-        words = " ".join(rng.choice(_VOCAB) for _ in range(max(1, input_words - 12)))
-        prompt = f"Request {i}. Write a long story using these words: {words}"
         items.append(
             WorkItem(
                 id=f"chat-{i:04d}",
-                messages=[{"role": "user", "content": prompt}],
-                max_tokens=max_tokens,
+                messages=[{"role": "user", "content": chat_prompt(i, in_lens[i], rng)}],
+                max_tokens=out_lens[i],
                 extra={"ignore_eos": True} if ignore_eos else {},
+                input_len=in_lens[i] if ins.kind != "fixed" else None,
+                input_unit="words" if ins.kind != "fixed" else None,
             )
         )
-    name = f"chat(in={input_words}w,out={max_tokens}{',ignore_eos' if ignore_eos else ''})"
+    eos = ",ignore_eos" if ignore_eos else ""
+    name = f"chat(in={ins.label()}w,out={outs.label()}{eos})"
     return Workload(name, items, _digest(items))
 
 
-def jsonl_workload(path: Path, max_tokens: int | None = None) -> Workload:
-    """Rows {messages, max_tokens, ...}; a bad row is an error naming the line and field."""
+_SHAREGPT_ROLES = {
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "chatgpt": "assistant",
+    "bard": "assistant",
+    "assistant": "assistant",
+    "system": "system",
+}
+TOKENS_PER_WORD = 4 / 3
+"""A reply's words -> its tokens, where no tokenizer counts it (English BPE, roughly)."""
+
+
+def _rows(path: Path) -> list[tuple[str, Any]]:
+    """(where, row) of a JSONL file, or of a JSON array (ShareGPT's own files are one)."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
         msg = f"--workload {path}: cannot read ({err.strerror or err})"
         raise InvalidInputError(msg) from err
-    items = []
-    for n, line in enumerate(lines, start=1):
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except ValueError as err:
+            msg = f"--workload {path}: not a JSON array ({err})"
+            raise InvalidInputError(msg) from err
+        return [(f"--workload {path} entry {n}", row) for n, row in enumerate(rows, start=1)]
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"--workload {path} line {n}"
         try:
-            row = json.loads(line)
+            out.append((where, json.loads(line)))
         except ValueError as err:
             msg = f"{where}: not JSON ({err}); each line is one {{messages, max_tokens}} object"
             raise InvalidInputError(msg) from err
+    return out
+
+
+def _sharegpt(where: str, row: dict[str, Any], max_tokens: int | None) -> WorkItem | None:
+    """A ShareGPT row {conversations: [{from, value}, ...]}: its first human turn (with any
+    system turn before it) is the prompt; the reply after it sets the answer's length, as
+    vLLM's ShareGPT dataset does (words x 4/3 here, or --max-tokens). A row with no reply
+    is skipped unless --max-tokens gives the length."""
+    turns = row["conversations"]
+    if not isinstance(turns, list) or not all(
+        isinstance(t, dict)
+        and isinstance(t.get("value"), str)
+        and str(t.get("from", "")).lower() in _SHAREGPT_ROLES
+        for t in turns
+    ):
+        known = ", ".join(sorted(_SHAREGPT_ROLES))
+        msg = f"{where}: field 'conversations' must be a list of {{from ({known}), value}}"
+        raise InvalidInputError(msg)
+    messages: list[dict[str, Any]] = []
+    reply: str | None = None
+    for t in turns:
+        role = _SHAREGPT_ROLES[str(t["from"]).lower()]
+        if role == "assistant":
+            if any(m["role"] == "user" for m in messages):
+                reply = t["value"]
+                break
+            continue
+        if role == "user" and any(m["role"] == "user" for m in messages):
+            break
+        messages.append({"role": role, "content": t["value"]})
+    if not any(m["role"] == "user" for m in messages):
+        return None
+    if max_tokens is None:
+        if reply is None or not reply.split():
+            return None
+        max_tokens = max(1, math.ceil(len(reply.split()) * TOKENS_PER_WORD))
+    return WorkItem(
+        id=str(row.get("id", where.rsplit(" ", 1)[-1])),
+        messages=messages,
+        max_tokens=max_tokens,
+    )
+
+
+def jsonl_workload(path: Path, max_tokens: int | None = None) -> Workload:
+    """Rows {messages, max_tokens, ...} or ShareGPT's {conversations: [{from, value}]};
+    a bad row is an error naming the line and field."""
+    items = []
+    sharegpt = 0
+    for where, row in _rows(path):
+        n = where.rsplit(" ", 1)[-1]
         if not isinstance(row, dict):
             msg = f"{where}: expected an object with 'messages' and 'max_tokens'"
             raise InvalidInputError(msg)
+        if "conversations" in row and "messages" not in row:
+            item = _sharegpt(where, row, max_tokens)
+            sharegpt += 1
+            if item is not None:
+                items.append(item)
+            continue
         messages = row.get("messages")
         if (
             not isinstance(messages, list)
@@ -171,9 +267,13 @@ def jsonl_workload(path: Path, max_tokens: int | None = None) -> Workload:
             )
         )
     if not items:
-        msg = f"--workload {path}: no rows; add lines of {{messages, max_tokens}}"
+        msg = (
+            f"--workload {path}: no usable rows; add lines of {{messages, max_tokens}} or "
+            "ShareGPT {conversations: [{from: human, value}, {from: gpt, value}]}"
+        )
         raise InvalidInputError(msg)
-    return Workload(f"file:{Path(path).name}", items, _digest(items))
+    kind = "sharegpt" if sharegpt else "file"
+    return Workload(f"{kind}:{Path(path).name}", items, _digest(items))
 
 
 def _vary(messages: list[dict[str, Any]], nonce: str | None) -> list[dict[str, Any]]:
