@@ -192,7 +192,6 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
 
 def workload(args: argparse.Namespace, needed: int) -> Workload:
     from gaia_eval.throughput import workloads
-
     from gaia_eval.throughput.lengths import parse
 
     out_lens = parse(args.max_tokens, "--max-tokens") if args.max_tokens is not None else None
