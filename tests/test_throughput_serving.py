@@ -144,7 +144,7 @@ def test_bad_sweep_and_burstiness_are_exit_2(
 
 def test_chat_lengths_are_drawn_per_request_and_recorded(stub: str, tmp_path: Path) -> None:
     code, res = _run(
-        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40",
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40,cap=1",
         "--input-words", "uniform:20,60", "--max-tokens", "normal:12,4",
         "--concurrency", "2", "--requests", "16", "--warmup", "0",
     )  # fmt: skip
@@ -166,7 +166,8 @@ def test_chat_lengths_are_drawn_per_request_and_recorded(stub: str, tmp_path: Pa
     assert lv["input_tokens_per_request"]["p50"] is not None
     # The same flags draw the same lengths: runs compare.
     code, again = _run(
-        tmp_path / "again", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40",
+        tmp_path / "again",
+        "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40,cap=1",
         "--input-words", "uniform:20,60", "--max-tokens", "normal:12,4",
         "--concurrency", "2", "--requests", "16", "--warmup", "0",
     )  # fmt: skip
@@ -205,7 +206,7 @@ def test_sharegpt_rows_give_the_first_turn_and_the_reply_length(stub: str, tmp_p
     path = tmp_path / "sharegpt.json"
     path.write_text(json.dumps(rows))  # ShareGPT's own files are one JSON array
     code, res = _run(
-        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40",
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=40,cap=1",
         "--workload", str(path), "--requests", "2", "--warmup", "0",
     )  # fmt: skip
     assert code == 0
@@ -242,3 +243,37 @@ def test_bad_lengths_are_exit_2(
     args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert needle in _bad(tmp_path, capsys, *args)
+
+
+# ---- 3. server-side timings ----------------------------------------------------------------
+
+
+def test_server_timings_sit_beside_the_clients(two_slots: str, tmp_path: Path) -> None:
+    # Two slots, four in flight: half the requests wait ~one request for a slot. The
+    # server's prefill (30 ms to the first token once in a slot) stays; the client's TTFT
+    # grows by the wait, and the difference shows it.
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{two_slots}/v1#custom:ttft_ms=30,gap_ms=5,chunks=12",
+        "--concurrency", "1,4", "--requests", "12", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    c1, c4 = res["summary"]["levels"]
+    for lv in (c1, c4):
+        t = lv["server_timing"]
+        assert t["requests"] == 12
+        assert 28 <= t["prefill_ms"]["p50"] < 60
+        assert 4 <= t["decode_ms_per_token"]["p50"] < 20
+        assert t["prompt_tokens"] > 0 and t["cached_prompt_tokens"] == 0
+    assert c1["server_timing"]["ttft_minus_prefill_ms"]["p50"] < 20
+    # At c4 half wait for a slot: about one whole request (~85 ms).
+    assert c4["server_timing"]["ttft_minus_prefill_ms"]["p90"] > 50
+    row = res["items"][1]["result"]["requests"][0]
+    assert set(row["server_timings"]) >= {"prompt_n", "prompt_ms", "predicted_n", "cache_n"}
+    assert row["cached_tokens"] == 0
+    props = res["setup"]["server"]["props"]
+    assert props["total_slots"] == 2 and props["n_ctx"] == 4096 and props["build_info"] == "stub"
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "TTFT / server prefill / difference p50 ms" in report
+    assert "total_slots `2`" in report
+    # /metrics keeps the server's counters, the cached prompt tokens among them.
+    assert "llamacpp:prompt_tokens_cached_total" in c4["server_metrics"]

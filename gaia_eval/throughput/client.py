@@ -275,6 +275,9 @@ class _Conn(asyncio.Protocol):
             pt = usage.get("prompt_tokens")
             if isinstance(pt, int):
                 rec.usage_input_tokens = pt
+            details = usage.get("prompt_tokens_details")
+            if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
+                rec.usage_cached_tokens = details["cached_tokens"]
         if isinstance(obj.get("timings"), dict):
             rec.server_timings = obj["timings"]
         for choice in obj.get("choices") or ():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 
@@ -16,6 +17,7 @@ from gaia_eval.throughput.models import (
     LevelResult,
     LevelStats,
     RequestRow,
+    ServerTiming,
 )
 from gaia_eval.throughput.record import StreamRecord
 from gaia_eval.throughput.sweep import sustained
@@ -49,6 +51,8 @@ def _row(
         level=level,
         item=item.id,
         max_tokens=item.max_tokens,
+        cached_tokens=rec.usage_cached_tokens,
+        server_timings=_timings(rec),
         input_len=item.input_len,
         input_unit=item.input_unit,
         scheduled_ms=_ms(rec.t_scheduled_ns - t0),
@@ -94,6 +98,7 @@ def build_level(
     t0 = run.t_begin_ns
     rows: list[RequestRow] = []
     ok: list[Derived] = []
+    derived: list[Derived | None] = []
     steps: list[Step] = []
     kinds: Counter[str] = Counter()
     lags = [(r.t_start_ns - r.t_scheduled_ns) / 1e6 for r in run.records]
@@ -106,6 +111,7 @@ def build_level(
         else:
             kinds[rec.error_kind] += 1
         rows.append(_row(level, item, rec, d, t0=t0, answer=workload.triage))
+        derived.append(d)
         if workload.triage and item.labels is not None:
             steps.append(
                 Step(
@@ -183,6 +189,9 @@ def build_level(
         if any(inputs)
         else None,
         output_tokens_per_request=_dist([d.output_tokens for d in ok]) if ok else None,
+        server_timing=server_timing(
+            [(row, d) for row, d in zip(rows, derived, strict=True) if d is not None]
+        ),
     )
     if open_loop:
         stats.burstiness = plan.burstiness if plan.arrivals == "poisson" else None
@@ -214,6 +223,46 @@ def goodput(slo: dict[str, float], ok: list[Derived], sent: int, wall_s: float) 
         met=len(good),
         share=round(len(good) / sent, 4) if sent else 0.0,
         output_tokens_per_s=round(tokens / wall_s, 3) if wall_s and good else None,
+    )
+
+
+def _timings(rec: StreamRecord) -> dict[str, float] | None:
+    """The numeric fields of the server's timing block (no text reaches a row)."""
+    t = rec.server_timings
+    if not t:
+        return None
+    out = {
+        str(k): float(v)
+        for k, v in t.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    }
+    return {k: round(v, 4) for k, v in out.items()} or None
+
+
+def server_timing(pairs: Sequence[tuple[RequestRow, Derived]]) -> ServerTiming | None:
+    """The server's timings of the completed requests beside the client's figures."""
+    timed = [(row.server_timings, d) for row, d in pairs if row.server_timings]
+    if not timed:
+        return None
+    prefill, queue, decode, stream = [], [], [], []
+    for t, d in timed:
+        assert t is not None
+        if "prompt_ms" in t:
+            prefill.append(t["prompt_ms"])
+            if d.ttft_ms is not None:
+                queue.append(d.ttft_ms - t["prompt_ms"])
+        if "predicted_per_token_ms" in t and t.get("predicted_n", 0) > 1:
+            decode.append(t["predicted_per_token_ms"])
+            if d.tpot_ms is not None:
+                stream.append(d.tpot_ms - t["predicted_per_token_ms"])
+    return ServerTiming(
+        requests=len(timed),
+        prefill_ms=_dist(prefill),
+        ttft_minus_prefill_ms=_dist(queue),
+        decode_ms_per_token=_dist(decode),
+        tpot_minus_decode_ms=_dist(stream),
+        prompt_tokens=int(sum(t.get("prompt_n", 0) for t, _ in timed if t)),
+        cached_prompt_tokens=int(sum(t.get("cache_n", 0) for t, _ in timed if t)),
     )
 
 

@@ -39,6 +39,28 @@ class Goodput(ResultModel):
     """Output tokens of the requests that met them / the level's wall time."""
 
 
+class ServerTiming(ResultModel):
+    """The server's own timings of a level's requests (llama.cpp's per-request `timings`)
+    beside the client's: where the time before the first token went."""
+
+    requests: int
+    """Completed requests whose final event carried timings."""
+    prefill_ms: Dist
+    """The server's prompt processing, `timings.prompt_ms`."""
+    ttft_minus_prefill_ms: Dist
+    """The client's TTFT - the server's prompt_ms, per request: time in the server's queue
+    (waiting for a slot), transport and the client's own scheduling lag."""
+    decode_ms_per_token: Dist
+    """The server's `timings.predicted_per_token_ms`."""
+    tpot_minus_decode_ms: Dist
+    """The client's TPOT - the server's decode time per token, per request: the stream's
+    own cost per token (batching with other slots shows in both)."""
+    prompt_tokens: int
+    """Prompt tokens the server processed (`timings.prompt_n`)."""
+    cached_prompt_tokens: int
+    """Prompt tokens it took from its cache instead (`timings.cache_n`)."""
+
+
 class Lag(ResultModel):
     """The client's scheduling lag: its start of a request minus the scheduled time."""
 
@@ -190,6 +212,8 @@ class LevelStats(ResultModel):
     arrival rate, a queue grew."""
     sustained: bool | None = None
     """Open loop: completions kept up with arrivals (>= 90%) with <= 5% failures."""
+    server_timing: ServerTiming | None = None
+    """The server's per-request timings beside the client's, when it sends them."""
     input_tokens_per_request: Dist | None = None
     """Prompt tokens per completed request (usage), when the server reports them."""
     output_tokens_per_request: Dist | None = None
@@ -251,6 +275,11 @@ class RequestRow(ResultModel):
     """The answer text (triage only, for re-scoring)."""
     max_tokens: int | None = None
     """The answer length asked for (null in older results)."""
+    cached_tokens: int | None = None
+    """Prompt tokens the server took from its cache (usage.prompt_tokens_details)."""
+    server_timings: dict[str, float] | None = None
+    """The server's own timings of the request (llama.cpp: prompt_n, prompt_ms, cache_n,
+    predicted_n, predicted_ms, predicted_per_token_ms, ...), when it sends them."""
     input_len: int | None = None
     """The prompt length drawn for it, in input_unit (chat; null when not drawn)."""
     input_unit: str | None = None

@@ -61,6 +61,8 @@ class StreamRecord:
     """Prompt tokens from the server's usage block, if it sent one."""
     server_request_id: str | None = None
     """The server's id for the request (x-request-id / request-id header, else the stream's id)."""
+    usage_cached_tokens: int | None = None
+    """Prompt tokens the server served from its cache (usage.prompt_tokens_details)."""
     server_timings: dict[str, Any] | None = None
     """The server's own timing block, when it sends one (llama.cpp `timings`)."""
     finish_reason: str | None = None

@@ -91,6 +91,41 @@ def percentile_table(levels: list[LevelStats]) -> Table:
     )
 
 
+def server_timing_table(levels: list[LevelStats]) -> Table | None:
+    """The server's own timings beside the client's, per level: TTFT - prefill is time the
+    request waited (a slot, the network, the client), TPOT - decode the stream's cost."""
+    timed = [(s, s.server_timing) for s in levels if s.server_timing is not None]
+    if not timed:
+        return None
+    rows = [
+        [
+            f"`{s.level}`",
+            f"{t.requests}/{s.completed}",
+            f"{fmt(s.ttft_ms.p50, 1)} / {fmt(t.prefill_ms.p50, 1)} / "
+            f"{fmt(t.ttft_minus_prefill_ms.p50, 1)}",
+            fmt(t.ttft_minus_prefill_ms.p99, 1),
+            f"{fmt(s.tpot_ms.p50, 2)} / {fmt(t.decode_ms_per_token.p50, 2)} / "
+            f"{fmt(t.tpot_minus_decode_ms.p50, 2)}",
+            f"{t.cached_prompt_tokens} of {t.cached_prompt_tokens + t.prompt_tokens}",
+        ]
+        for s, t in timed
+    ]
+    return Table(
+        [
+            "level",
+            "timed",
+            "TTFT / server prefill / difference p50 ms",
+            "difference p99 ms",
+            "TPOT / server decode / difference p50 ms",
+            "prompt tokens cached",
+        ],
+        rows,
+        caption="The server's own timings (llama.cpp `timings`) beside the client's: TTFT - "
+        "prompt_ms is queueing for a slot, transport and client lag; TPOT - "
+        "predicted_per_token_ms the stream's own cost",
+    )
+
+
 def _sources(s: LevelStats) -> str:
     """Where the output tokens came from, and the tokens per chunk when they differ (a
     guessed split has no ITL: ICL stands for it)."""
@@ -342,6 +377,12 @@ def _server(env: Envelope, levels: list[LevelStats]) -> Section:
         f"warmup: {server.get('warmup', {}).get('requests', 0)} requests (not counted), "
         f"{server.get('warmup', {}).get('errors', 0)} failed",
     ]
+    props = server.get("props")
+    if isinstance(props, dict) and props:
+        lines.append(
+            "the server publishes (/props): "
+            + ", ".join(f"{k} `{v}`" for k, v in sorted(props.items()))
+        )
     local = server.get("local")
     if isinstance(local, dict) and local:
         lines.append(
@@ -418,6 +459,9 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
                     caption=f"Goodput: requests that met every objective ({slo_text})",
                 )
             )
+        timed = server_timing_table(levels)
+        if timed is not None:
+            blocks.append(timed)
         cached = [f"`{s.level}`: {n}" for s in levels for n in s.server_notes]
         if cached:
             blocks.append(Bullets(cached))

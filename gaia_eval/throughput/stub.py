@@ -62,6 +62,9 @@ class Behaviour:
     answer with an HTTP error, or hang (stop sending and keep the connection open)."""
     fault_after: int = 2
     """Content chunks sent before the fault."""
+    cap: bool = False
+    """Stop at the request's max_tokens, as a real server does (off by default: the
+    client's bench asks for 1,000 chunks under a small max_tokens)."""
 
 
 PRESETS: dict[str, Behaviour] = {
@@ -154,6 +157,7 @@ class _Stats:
     def __init__(self) -> None:
         self.requests = 0
         self.prompt_tokens = 0
+        self.cached_tokens = 0
         self.generated_tokens = 0
         self.processing = 0
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_LIMIT)
@@ -163,6 +167,8 @@ class _Stats:
             "# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
             "# TYPE llamacpp:prompt_tokens_total counter\n"
             f"llamacpp:prompt_tokens_total {self.prompt_tokens}\n"
+            "# TYPE llamacpp:prompt_tokens_cached_total counter\n"
+            f"llamacpp:prompt_tokens_cached_total {self.cached_tokens}\n"
             "# TYPE llamacpp:tokens_predicted_total counter\n"
             f"llamacpp:tokens_predicted_total {self.generated_tokens}\n"
             "# TYPE llamacpp:kv_cache_usage_ratio gauge\n"
@@ -361,7 +367,7 @@ class StubServer:
         pieces = [("reasoning", i) for i in range(beh.reasoning)]
         pieces += [("content", i) for i in range(beh.chunks)]
         cap = body.get("max_tokens")
-        if isinstance(cap, int) and cap > 0 and not beh.token_pattern:
+        if beh.cap and isinstance(cap, int) and cap > 0 and not beh.token_pattern:
             # A server stops at max_tokens: the content chunks that fit, whole.
             fit = max(1, cap // max(1, beh.tokens_per_chunk))
             pieces = pieces[: beh.reasoning + fit]
@@ -405,7 +411,21 @@ class StubServer:
             sends.append([time.monotonic_ns(), kind, k])
             out.clear()
         self.stats.generated_tokens += generated
-        out += _chunk(fmt.finish(prompt_tokens, generated, beh.usage and want_usage))
+        first = next((t for t, kind, _ in sends if kind in ("content", "reasoning")), t_recv)
+        last = sends[-1][0] if sends else t_recv
+        # llama.cpp's per-request timings, from the stub's own send times: prefill is the
+        # slot's start -> the first token, decode the rest.
+        timings = {
+            "cache_n": 0,
+            "prompt_n": prompt_tokens,
+            "prompt_ms": round((first - t_recv) / 1e6, 3),
+            "predicted_n": generated,
+            "predicted_ms": round((last - first) / 1e6, 3),
+            "predicted_per_token_ms": round((last - first) / 1e6 / max(1, generated - 1), 3),
+        }
+        out += _chunk(
+            fmt.finish(prompt_tokens, generated, beh.usage and want_usage, timings=timings)
+        )
         if beh.fault != "no_done":
             out += _chunk(fmt.done())
         out += b"0\r\n\r\n"
@@ -451,13 +471,21 @@ class _OpenAIFormat:
             json.dumps(text).encode(),
         )
 
-    def finish(self, prompt: int, generated: int, usage: bool) -> bytes:
+    def finish(
+        self, prompt: int, generated: int, usage: bool, *, timings: dict[str, Any] | None = None
+    ) -> bytes:
         out = self.prefix + b'{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+        # llama.cpp sends its timings on the last chunk (with the usage, when asked for).
+        tail = b',"timings":%s' % json.dumps(timings).encode() if timings else b""
         if usage:
+            cached = (timings or {}).get("cache_n", 0)
             out += self.prefix + (
-                b'],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}\n\n'
-                % (prompt, generated, prompt + generated)
+                b'],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,'
+                b'"prompt_tokens_details":{"cached_tokens":%d}}%s}\n\n'
+                % (prompt, generated, prompt + generated, cached, tail)
             )
+        elif tail:
+            out += self.prefix + b"]%s}\n\n" % tail
         return out
 
     def done(self) -> bytes:
@@ -510,7 +538,10 @@ class _AnthropicFormat:
             {"type": "content_block_delta", "index": self.block} | {"delta": delta},
         )
 
-    def finish(self, prompt: int, generated: int, usage: bool) -> bytes:
+    def finish(
+        self, prompt: int, generated: int, usage: bool, *, timings: dict[str, Any] | None = None
+    ) -> bytes:
+        del timings  # llama.cpp's /v1/messages sends none
         out = b""
         if self.block >= 0:
             out += self._event(

@@ -142,6 +142,8 @@ class BenchmarkSuite(Suite):
             "api": api,
             "model": target.model,
             "ctx_size": self._ctx_size,
+            # What the server publishes about itself (llama.cpp /props), remote or local.
+            "props": props,
             "warmup": warm,
             "local": target.facts,
         }
