@@ -263,13 +263,14 @@ def test_server_timings_sit_beside_the_clients(two_slots: str, tmp_path: Path) -
         assert t["requests"] == 12
         assert 28 <= t["prefill_ms"]["p50"] < 60
         assert 4 <= t["decode_ms_per_token"]["p50"] < 20
-        assert t["prompt_tokens"] > 0 and t["cached_prompt_tokens"] == 0
+        # Unique prompts: the stub's cache holds only their shared opening words.
+        assert 0 <= t["cached_prompt_tokens"] < t["prompt_tokens"] / 4
     assert c1["server_timing"]["ttft_minus_prefill_ms"]["p50"] < 20
     # At c4 half wait for a slot: about one whole request (~85 ms).
     assert c4["server_timing"]["ttft_minus_prefill_ms"]["p90"] > 50
     row = res["items"][1]["result"]["requests"][0]
     assert set(row["server_timings"]) >= {"prompt_n", "prompt_ms", "predicted_n", "cache_n"}
-    assert row["cached_tokens"] == 0
+    assert row["cached_tokens"] == row["server_timings"]["cache_n"]
     props = res["setup"]["server"]["props"]
     assert props["total_slots"] == 2 and props["n_ctx"] == 4096 and props["build_info"] == "stub"
     report = (tmp_path / "run" / "report.md").read_text()
@@ -277,3 +278,95 @@ def test_server_timings_sit_beside_the_clients(two_slots: str, tmp_path: Path) -
     assert "total_slots `2`" in report
     # /metrics keeps the server's counters, the cached prompt tokens among them.
     assert "llamacpp:prompt_tokens_cached_total" in c4["server_metrics"]
+
+
+# ---- 4. multi-turn and shared-prefix workloads ------------------------------------------
+
+
+_PREFILL = "custom:ttft_ms=5,gap_ms=1,chunks=4,prefill_ms_per_token=0.5"
+"""A stub that spends 0.5 ms per prompt token its prefix cache does not hold."""
+
+
+def test_a_shared_prefix_is_served_from_the_cache_unless_it_is_off(
+    stub: str, tmp_path: Path
+) -> None:
+    common = ["--model", f"openai:{stub}/v1#{_PREFILL}", "--workload", "prefix",
+              "--prefix-words", "400", "--input-words", "16", "--concurrency", "1",
+              "--requests", "6", "--warmup", "1"]  # fmt: skip
+    code, on = _run(tmp_path / "on", *common, "--prompt-cache", "on")
+    assert code == 0
+    code, off = _run(tmp_path / "off", *common, "--prompt-cache", "off")
+    assert code == 0
+    assert on["header"]["tier"] == "prefix(shared=400w,in=16w,out=128)"
+    assert on["header"]["settings"]["prompt_cache"] is True
+    lv_on, lv_off = on["summary"]["levels"][0], off["summary"]["levels"][0]
+    rows_on = on["items"][0]["result"]["requests"]
+    rows_off = off["items"][0]["result"]["requests"]
+    # The shared ~400-word prefix comes from the cache (after the warmup's request)...
+    assert all(r["cached_tokens"] > 350 for r in rows_on)
+    assert all(r["cached_tokens"] == 0 for r in rows_off)
+    # ...so prefill is a few ms instead of ~0.5 ms x 430 tokens.
+    assert lv_off["ttft_ms"]["p50"] > 150
+    assert lv_on["ttft_ms"]["p50"] < lv_off["ttft_ms"]["p50"] / 3
+    assert lv_on["server_timing"]["cached_prompt_tokens"] > 6 * 350
+    assert lv_on["server_metrics"]["llamacpp:prompt_tokens_cached_total"] > 6 * 350
+    assert "as the workload's shared prefixes intend" in lv_on["server_notes"][0]
+    assert not lv_off["server_notes"]
+
+
+def test_multiturn_conversations_grow_and_the_cache_keeps_ttft(stub: str, tmp_path: Path) -> None:
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#{_PREFILL}", "--workload", "multiturn",
+        "--turns", "4", "--input-words", "40", "--max-tokens", "60",
+        "--concurrency", "2", "--requests", "12", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    assert res["header"]["tier"] == "multiturn(turns=4,in=40w,out=60)"
+    rows = res["items"][0]["result"]["requests"]
+    # Three conversations of four turns, sent turn by turn across them.
+    assert [r["item"] for r in rows[:4]] == [
+        "conv-0000-t1", "conv-0001-t1", "conv-0002-t1", "conv-0000-t2",
+    ]  # fmt: skip
+    assert [r["turn"] for r in rows] == [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]
+    turns = res["summary"]["levels"][0]["by_turn"]
+    assert [t["turn"] for t in turns] == [1, 2, 3, 4]
+    prompts = [t["input_tokens_mean"] for t in turns]
+    assert prompts == sorted(prompts) and prompts[3] > 3 * prompts[0]  # the prompt grows
+    cached = [t["cached_tokens_mean"] for t in turns]
+    assert cached[1] > 0.5 * prompts[0]  # turn 2 starts with turn 1's whole prompt
+    assert cached[3] > 0.6 * prompts[3]
+    # Only one turn's worth (the last answer and the new question) is prefilled: TTFT
+    # stays under half of what the whole grown prompt would cost at 0.5 ms a token.
+    assert turns[3]["ttft_ms"]["p50"] < 0.5 * 0.5 * prompts[3]
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "Multi-turn: each turn's prompt holds the turns before it" in report
+
+
+def test_levels_of_a_multiturn_run_have_conversations_of_their_own() -> None:
+    from gaia_eval.throughput.workloads import multiturn_workload
+
+    wl = multiturn_workload([2, 6, 6], turns=3)
+    convs = [{i.id.split("-t")[0] for i in wl.items[a:b]} for a, b in ((0, 2), (2, 8), (8, 14))]
+    assert all(convs[i].isdisjoint(convs[j]) for i in range(3) for j in range(i + 1, 3))
+    for item in wl.items:  # each turn's prompt starts with the turn before
+        if item.turn and item.turn > 1:
+            prev = next(
+                i for i in wl.items
+                if i.id == item.id.replace(f"-t{item.turn}", f"-t{item.turn - 1}")
+            )  # fmt: skip
+            assert item.messages[: len(prev.messages)] == prev.messages
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--workload", "multiturn", "--turns", "0"], "--turns must be"),
+        (["--turns", "3"], "--workload multiturn"),
+        (["--workload", "prefix", "--prefix-words", "0"], "--prefix-words must be"),
+        (["--prefix-words", "64"], "--workload prefix"),
+    ],
+)
+def test_bad_workload_shapes_are_exit_2(
+    args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert needle in _bad(tmp_path, capsys, *args)

@@ -18,6 +18,7 @@ from gaia_eval.throughput.models import (
     LevelStats,
     RequestRow,
     ServerTiming,
+    TurnStats,
 )
 from gaia_eval.throughput.record import StreamRecord
 from gaia_eval.throughput.sweep import sustained
@@ -52,6 +53,7 @@ def _row(
         item=item.id,
         max_tokens=item.max_tokens,
         cached_tokens=rec.usage_cached_tokens,
+        turn=item.turn,
         server_timings=_timings(rec),
         input_len=item.input_len,
         input_unit=item.input_unit,
@@ -192,6 +194,7 @@ def build_level(
         server_timing=server_timing(
             [(row, d) for row, d in zip(rows, derived, strict=True) if d is not None]
         ),
+        by_turn=by_turn(rows),
     )
     if open_loop:
         stats.burstiness = plan.burstiness if plan.arrivals == "poisson" else None
@@ -224,6 +227,29 @@ def goodput(slo: dict[str, float], ok: list[Derived], sent: int, wall_s: float) 
         share=round(len(good) / sent, 4) if sent else 0.0,
         output_tokens_per_s=round(tokens / wall_s, 3) if wall_s and good else None,
     )
+
+
+def by_turn(rows: Sequence[RequestRow]) -> list[TurnStats]:
+    """Per turn of a multi-turn level (empty for other workloads)."""
+    turns: dict[int, list[RequestRow]] = {}
+    for row in rows:
+        if row.turn is not None and row.error_kind is None:
+            turns.setdefault(row.turn, []).append(row)
+
+    def mean(values: list[int | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return round(sum(known) / len(known), 2) if known else None
+
+    return [
+        TurnStats(
+            turn=k,
+            requests=len(group),
+            ttft_ms=_dist([r.ttft_ms for r in group if r.ttft_ms is not None]),
+            input_tokens_mean=mean([r.input_tokens for r in group]),
+            cached_tokens_mean=mean([r.cached_tokens for r in group]),
+        )
+        for k, group in sorted(turns.items())
+    ]
 
 
 def _timings(rec: StreamRecord) -> dict[str, float] | None:

@@ -61,6 +61,21 @@ class ServerTiming(ResultModel):
     """Prompt tokens it took from its cache instead (`timings.cache_n`)."""
 
 
+class TurnStats(ResultModel):
+    """One turn of a multi-turn level's conversations."""
+
+    turn: int
+    """The turn, from 1."""
+    requests: int
+    """Completed requests of that turn."""
+    ttft_ms: Dist
+    """Their TTFT."""
+    input_tokens_mean: float | None
+    """Their mean prompt tokens (usage)."""
+    cached_tokens_mean: float | None
+    """Their mean prompt tokens served from the server's cache."""
+
+
 class Lag(ResultModel):
     """The client's scheduling lag: its start of a request minus the scheduled time."""
 
@@ -214,6 +229,8 @@ class LevelStats(ResultModel):
     """Open loop: completions kept up with arrivals (>= 90%) with <= 5% failures."""
     server_timing: ServerTiming | None = None
     """The server's per-request timings beside the client's, when it sends them."""
+    by_turn: list[TurnStats] = Field(default_factory=list)
+    """Multi-turn: the figures of each turn (the prompt grows, a prefix cache keeps TTFT)."""
     input_tokens_per_request: Dist | None = None
     """Prompt tokens per completed request (usage), when the server reports them."""
     output_tokens_per_request: Dist | None = None
@@ -277,6 +294,8 @@ class RequestRow(ResultModel):
     """The answer length asked for (null in older results)."""
     cached_tokens: int | None = None
     """Prompt tokens the server took from its cache (usage.prompt_tokens_details)."""
+    turn: int | None = None
+    """Multi-turn: the conversation's turn it sent (1 = the first)."""
     server_timings: dict[str, float] | None = None
     """The server's own timings of the request (llama.cpp: prompt_n, prompt_ms, cache_n,
     predicted_n, predicted_ms, predicted_per_token_ms, ...), when it sends them."""

@@ -34,8 +34,23 @@ OPTIONS = Options.of(
     Option(
         "--workload",
         "triage (the committed email corpus under a JSON schema), chat (synthetic prompts, "
-        "the default) or a JSONL file of {messages, max_tokens} rows",
+        "the default), prefix (prompts sharing a long system prefix), multiturn "
+        "(conversations that grow turn by turn) or a JSONL file of {messages, max_tokens} "
+        "or ShareGPT {conversations} rows",
         default="chat",
+    ),
+    Option("--turns", "multiturn: turns per conversation (default 4)", int, default=4),
+    Option(
+        "--prefix-words",
+        "prefix: words of the system prefix every prompt shares (default 512)",
+        int,
+        default=512,
+    ),
+    Option(
+        "--prompt-cache",
+        "send llama.cpp's cache_prompt on or off with every request (default: the "
+        "server's own setting), to compare TTFT with its prefix cache and without",
+        choices=("on", "off"),
     ),
     Option(
         "--concurrency",
@@ -190,13 +205,16 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
     return [LevelPlan(concurrency=int(c), **common) for c in levels]
 
 
-def workload(args: argparse.Namespace, needed: int) -> Workload:
+def workload(args: argparse.Namespace, blocks: list[int]) -> Workload:
+    """The workload the flags ask for; `blocks` are the requests of the warmup and of each
+    level (and repeat) in run order."""
+    needed = sum(blocks)
     from gaia_eval.throughput import workloads
-    from gaia_eval.throughput.lengths import parse
+    from gaia_eval.throughput.lengths import LIMIT, parse
 
     out_lens = parse(args.max_tokens, "--max-tokens") if args.max_tokens is not None else None
     in_lens = parse(args.input_words, "--input-words")
-    chat = args.workload == "chat"
+    chat = args.workload in ("chat", "prefix", "multiturn")
     if not chat and out_lens is not None and out_lens.kind != "fixed":
         msg = (
             f"--max-tokens {args.max_tokens!r}: a distribution draws lengths for the chat "
@@ -206,6 +224,28 @@ def workload(args: argparse.Namespace, needed: int) -> Workload:
     fixed_out = int(out_lens.a) if out_lens is not None else None
     if args.workload == "triage":
         return workloads.triage_workload(fixed_out)
+    if args.workload == "prefix":
+        if not 1 <= args.prefix_words <= LIMIT:
+            msg = f"--prefix-words must be from 1 to {LIMIT:,}, got {args.prefix_words}"
+            raise InvalidInputError(msg)
+        return workloads.prefix_workload(
+            count=max(1, needed),
+            prefix_words=args.prefix_words,
+            input_words=in_lens,
+            max_tokens=out_lens or 128,
+            ignore_eos=args.ignore_eos,
+        )
+    if args.workload == "multiturn":
+        if not 1 <= args.turns <= 100:
+            msg = f"--turns must be from 1 to 100 turns per conversation, got {args.turns}"
+            raise InvalidInputError(msg)
+        return workloads.multiturn_workload(
+            blocks,
+            turns=args.turns,
+            input_words=in_lens,
+            max_tokens=out_lens or 64,
+            ignore_eos=args.ignore_eos,
+        )
     if chat:
         return workloads.chat_workload(
             count=max(1, needed),
@@ -284,7 +324,14 @@ def main(args: argparse.Namespace) -> int:
     default_requests = 87 if triage else 24
     level_plans = plans(args, default_requests)
     per_level = level_plans[0].requests or 64
-    wl = workload(args, args.warmup + per_level * len(level_plans) * args.repeats)
+    if args.workload != "multiturn" and args.turns != 4:
+        msg = "--turns sets the conversations of --workload multiturn; add that, or drop it"
+        raise InvalidInputError(msg)
+    if args.workload != "prefix" and args.prefix_words != 512:
+        msg = "--prefix-words sets the shared prefix of --workload prefix; add that, or drop it"
+        raise InvalidInputError(msg)
+    blocks = [args.warmup] + [per_level] * (len(level_plans) * args.repeats)
+    wl = workload(args, blocks)
     if triage and args.requests is None and args.duration is None:
         level_plans = [type(p)(**{**p.__dict__, "requests": len(wl.items)}) for p in level_plans]
     manifest = load_manifest(args.gate_manifest) if args.gate_manifest else None
@@ -298,6 +345,7 @@ def main(args: argparse.Namespace) -> int:
         tokenizer=tokenizer(args.tokenizer),
         tokenizer_spec=str(args.tokenizer) if args.tokenizer else None,
         slo=slo(args.slo),
+        prompt_cache=None if args.prompt_cache is None else args.prompt_cache == "on",
     )
     suite = BenchmarkSuite(config)
     req = request(args)

@@ -462,6 +462,26 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
         timed = server_timing_table(levels)
         if timed is not None:
             blocks.append(timed)
+        turns = [(s, t) for s in levels for t in s.by_turn]
+        if turns:
+            blocks.append(
+                Table(
+                    ["level", "turn", "requests", "TTFT p50 / p99 ms", "prompt tokens", "cached"],
+                    [
+                        [
+                            f"`{s.level}`",
+                            str(t.turn),
+                            str(t.requests),
+                            f"{fmt(t.ttft_ms.p50, 1)} / {fmt(t.ttft_ms.p99, 1)}",
+                            fmt(t.input_tokens_mean, 0),
+                            fmt(t.cached_tokens_mean, 0),
+                        ]
+                        for s, t in turns
+                    ],
+                    caption="Multi-turn: each turn's prompt holds the turns before it; with "
+                    "a prefix cache its TTFT stays while the prompt grows (means per turn)",
+                )
+            )
         cached = [f"`{s.level}`: {n}" for s in levels for n in s.server_notes]
         if cached:
             blocks.append(Bullets(cached))

@@ -62,6 +62,10 @@ class Behaviour:
     answer with an HTTP error, or hang (stop sending and keep the connection open)."""
     fault_after: int = 2
     """Content chunks sent before the fault."""
+    prefill_ms_per_token: float = 0.0
+    """Prompt processing per prompt token not served from the stub's prefix cache (added
+    to ttft_ms): the cache remembers recent prompts, as llama.cpp's slots do, unless the
+    request sends cache_prompt false."""
     cap: bool = False
     """Stop at the request's max_tokens, as a real server does (off by default: the
     client's bench asks for 1,000 chunks under a small max_tokens)."""
@@ -220,6 +224,8 @@ class StubServer:
         self.slots = slots
         self._free: asyncio.Semaphore | None = None
         self.stats = _Stats()
+        self._prompts: deque[list[str]] = deque(maxlen=16)
+        """Recent prompts' tokens: the prefix cache."""
         self._ids = 0
         # Zero-latency responses by request shape, with the request id as a placeholder: a
         # bench of the client must not measure the stub building JSON.
@@ -298,7 +304,13 @@ class StubServer:
             await writer.drain()
             return True
         self.stats.requests += 1
-        self.stats.prompt_tokens += prompt_tokens
+        cached = self._cached(json.dumps(body.get("messages", [])).split(), body)
+        # As llama.cpp's: prompt_tokens_total counts the tokens processed, not the cached.
+        self.stats.prompt_tokens += prompt_tokens - cached
+        self.stats.cached_tokens += cached
+        if beh.prefill_ms_per_token:
+            extra = beh.prefill_ms_per_token * (prompt_tokens - cached)
+            beh = replace(beh, ttft_ms=beh.ttft_ms + extra)
         if self.slots and self._free is None:
             self._free = asyncio.Semaphore(self.slots)
         async with self._free or contextlib.nullcontext():
@@ -315,6 +327,7 @@ class StubServer:
                     prompt_tokens=prompt_tokens,
                     body=body,
                     anthropic=anthropic,
+                    cached=cached,
                 )
             finally:
                 self.stats.processing -= 1
@@ -330,6 +343,7 @@ class StubServer:
         prompt_tokens: int,
         body: dict[str, Any],
         anthropic: bool,
+        cached: int = 0,
     ) -> bool:
         immediate = beh.ttft_ms == 0 and beh.gap_ms == 0 and beh.fault in ("", "no_done")
         want_usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -416,8 +430,8 @@ class StubServer:
         # llama.cpp's per-request timings, from the stub's own send times: prefill is the
         # slot's start -> the first token, decode the rest.
         timings = {
-            "cache_n": 0,
-            "prompt_n": prompt_tokens,
+            "cache_n": cached,
+            "prompt_n": prompt_tokens - cached,
             "prompt_ms": round((first - t_recv) / 1e6, 3),
             "predicted_n": generated,
             "predicted_ms": round((last - first) / 1e6, 3),
@@ -442,6 +456,22 @@ class StubServer:
         sends.append([t_end, "done", 0])
         await writer.drain()
         return True
+
+    def _cached(self, tokens: list[str], body: dict[str, Any]) -> int:
+        """Tokens of `tokens` a recent prompt shares from the start (0 with cache_prompt
+        false); the prompt is remembered either way. The last token is always processed,
+        as llama.cpp re-evaluates it to sample from."""
+        best = 0
+        if body.get("cache_prompt", True) is not False:
+            for seen in self._prompts:
+                n = 0
+                for a, b in zip(seen, tokens, strict=False):
+                    if a != b:
+                        break
+                    n += 1
+                best = max(best, n)
+        self._prompts.append(tokens)
+        return min(best, max(0, len(tokens) - 1))
 
     async def serve(self, host: str = "127.0.0.1", port: int = 0) -> None:
         server = await asyncio.start_server(self.handle, host, port, limit=2**20)

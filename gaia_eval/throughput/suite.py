@@ -36,6 +36,8 @@ class BenchConfig:
     tokenizer_spec: str | None = None
     slo: dict[str, float] = field(default_factory=dict)
     """Service-level objectives (ttft_ms, tpot_ms, e2e_ms) a request meets for goodput."""
+    prompt_cache: bool | None = None
+    """llama.cpp's cache_prompt sent with every request (None: the server's default)."""
 
 
 class BenchmarkSuite(Suite):
@@ -71,6 +73,8 @@ class BenchmarkSuite(Suite):
                 "tokenizer": c.tokenizer_spec,
                 "slo": c.slo or None,
                 "repeats": c.repeats,
+                # Only when asked for: runs from before the flag stay comparable.
+                **({} if c.prompt_cache is None else {"prompt_cache": c.prompt_cache}),
             },
         )
 
@@ -122,8 +126,9 @@ class BenchmarkSuite(Suite):
         import secrets
 
         nonce = secrets.token_hex(4)  # a fresh prompt per run: no answer from its cache
+        cache = {} if c.prompt_cache is None else {"cache_prompt": c.prompt_cache}
         self._requests = [
-            builder.build_request(request_body(item, api, target.model, nonce))
+            builder.build_request(request_body(item, api, target.model, nonce) | cache)
             for item in c.workload.items
         ]
         warm = runner.warmup(target, self._requests, c.warmup, c.timeout_s)
@@ -212,7 +217,9 @@ class BenchmarkSuite(Suite):
         )
         result.stats.server_ctx_size = ctx_size
         result.stats.server_metrics = runner.metrics_delta(before, after)
-        result.stats.server_notes = runner.cache_notes(result.stats.server_metrics)
+        result.stats.server_notes = runner.cache_notes(
+            result.stats.server_metrics, shared=self.config.workload.shared_prefix
+        )
         result.stats.peak_memory_gb = round(peak / 2**30, 4) if peak else None
         if plan.sweep in (sweep.SYNC, sweep.MAX):
             self._probe_rps[plan.sweep] = result.stats.requests_per_s

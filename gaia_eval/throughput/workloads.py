@@ -61,6 +61,8 @@ class WorkItem:
     """The prompt length drawn for it (chat), in `input_unit`; None when not drawn."""
     input_unit: str | None = None
     """words, or tokens (`--input-tokens`)."""
+    turn: int | None = None
+    """Multi-turn: the conversation's turn this request sends (1 = its first)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class Workload:
     digest: str
     """sha256 over the requests, so runs of different prompts never compare."""
     triage: bool = False
+    shared_prefix: bool = False
+    """Its prompts share prefixes on purpose (prefix, multiturn): a cache hit is the point."""
 
 
 def _digest(items: list[WorkItem]) -> str:
@@ -227,6 +231,107 @@ def _sharegpt(where: str, row: dict[str, Any], max_tokens: int | None) -> WorkIt
         messages=messages,
         max_tokens=max_tokens,
     )
+
+
+def _story(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_VOCAB) for _ in range(max(1, words)))
+
+
+def prefix_workload(
+    count: int = 32,
+    prefix_words: int = 512,
+    input_words: int | Lengths = 32,
+    max_tokens: int | Lengths = 128,
+    seed: int = 20260930,
+    *,
+    ignore_eos: bool = False,
+) -> Workload:
+    """Prompts sharing one long system prefix of `prefix_words` words, each with a question
+    of its own: a server's prefix cache serves the shared part after the first request,
+    and TTFT shows it (compare `--prompt-cache on` and `off`)."""
+    ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
+    outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
+    rng = random.Random(seed)
+    system = f"You are a storyteller. Keep to these notes: {_story(rng, prefix_words - 8)}"
+    lengths = random.Random(seed + 1)
+    in_lens, out_lens = ins.draw(count, lengths), outs.draw(count, lengths)
+    items = [
+        WorkItem(
+            id=f"prefix-{i:04d}",
+            messages=[
+                {"role": "system", "content": system},
+                {"role": "user", "content": chat_prompt(i, in_lens[i], rng)},
+            ],
+            max_tokens=out_lens[i],
+            extra={"ignore_eos": True} if ignore_eos else {},
+            input_len=in_lens[i] if ins.kind != "fixed" else None,
+            input_unit="words" if ins.kind != "fixed" else None,
+        )
+        for i in range(count)
+    ]
+    eos = ",ignore_eos" if ignore_eos else ""
+    name = f"prefix(shared={prefix_words}w,in={ins.label()}w,out={outs.label()}{eos})"
+    return Workload(name, items, _digest(items), shared_prefix=True)
+
+
+def multiturn_workload(
+    blocks: list[int],
+    turns: int = 4,
+    input_words: int | Lengths = 32,
+    max_tokens: int | Lengths = 64,
+    seed: int = 20260930,
+    *,
+    ignore_eos: bool = False,
+) -> Workload:
+    """Conversations that grow turn by turn: turn k sends the k - 1 earlier user turns and
+    answers, then a new user turn, so each request's prompt starts with the one before.
+    The earlier answers are synthetic (of the answer's length in words), so every request
+    is prepared before the run and each run sends the same ones.
+
+    `blocks` are the request counts of the warmup and of each level, in run order: each
+    block has conversations of its own (no level answers from another's cache), ordered
+    turn by turn across them (every conversation's first turn, then every second turn):
+    closed loop at a concurrency up to the block's conversation count, a conversation's
+    next turn is sent only after its previous one finished."""
+    ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
+    outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
+    rng = random.Random(seed)
+    lengths = random.Random(seed + 1)
+    items: list[WorkItem] = []
+    conv = 0
+    for size in blocks:
+        if size <= 0:
+            continue
+        n_conv = -(-size // turns)
+        convs: list[list[WorkItem]] = []
+        for _ in range(n_conv):
+            history: list[dict[str, Any]] = []
+            turns_of: list[WorkItem] = []
+            in_lens, out_lens = ins.draw(turns, lengths), outs.draw(turns, lengths)
+            for k in range(turns):
+                history = [
+                    *history,
+                    {"role": "user", "content": chat_prompt(conv, in_lens[k], rng)},
+                ]
+                turns_of.append(
+                    WorkItem(
+                        id=f"conv-{conv:04d}-t{k + 1}",
+                        messages=list(history),
+                        max_tokens=out_lens[k],
+                        extra={"ignore_eos": True} if ignore_eos else {},
+                        input_len=in_lens[k] if ins.kind != "fixed" else None,
+                        input_unit="words" if ins.kind != "fixed" else None,
+                        turn=k + 1,
+                    )
+                )
+                history.append({"role": "assistant", "content": _story(rng, out_lens[k])})
+            convs.append(turns_of)
+            conv += 1
+        block = [c[k] for k in range(turns) for c in convs]
+        items.extend(block[:size])
+    eos = ",ignore_eos" if ignore_eos else ""
+    name = f"multiturn(turns={turns},in={ins.label()}w,out={outs.label()}{eos})"
+    return Workload(name, items, _digest(items), shared_prefix=True)
 
 
 def jsonl_workload(path: Path, max_tokens: int | None = None) -> Workload:
