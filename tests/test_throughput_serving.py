@@ -370,3 +370,61 @@ def test_bad_workload_shapes_are_exit_2(
     args: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert needle in _bad(tmp_path, capsys, *args)
+
+
+# ---- 5. --input-tokens counted by the server's tokenizer ---------------------------------
+
+
+def test_input_tokens_are_counted_by_the_servers_tokenizer(stub: str, tmp_path: Path) -> None:
+    # The stub's /tokenize counts words: a prompt of 40 tokens is 40 words as sent (the
+    # run's nonce included), whatever the words.
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=1,gap_ms=1,chunks=4",
+        "--input-tokens", "uniform:30,50", "--requests", "8", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    assert res["header"]["tier"] == "chat(in=uniform:30,50t,out=128)"
+    assert res["setup"]["server"]["input_token_counter"] == "server /tokenize"
+    rows = res["items"][0]["result"]["requests"]
+    assert all(r["input_unit"] == "tokens" and 30 <= r["input_len"] <= 50 for r in rows)
+    assert len({r["input_len"] for r in rows}) > 2
+    # The server's usage (the stub counts the JSON of the messages) follows the length.
+    assert len({r["input_tokens"] - r["input_len"] for r in rows}) == 1
+
+
+def test_token_prompts_fit_any_counter() -> None:
+    from gaia_eval.throughput.workloads import token_prompt
+
+    def chars(text: str) -> int:  # a tokenizer of 4-character pieces
+        return -(-len(text) // 4)
+
+    for target in (20, 64, 200):
+        prompt = token_prompt(3, target, chars, lead="(run ab12cd34) ")
+        got = chars("(run ab12cd34) " + prompt)
+        assert target - 3 <= got <= target  # the next word would overshoot
+
+
+def test_input_tokens_without_a_tokenizer_is_exit_2(
+    stub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gaia_eval.throughput import runner
+
+    monkeypatch.setattr(runner, "server_tokenizer", lambda target: None)  # a server without one
+    code = main(["benchmark", "--model", f"openai:{stub}/v1#steady", "--input-tokens", "64",
+                 "--requests", "2", "--warmup", "0", "--out", str(tmp_path / "r")])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--input-tokens" in err and "--tokenizer FILE" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--input-tokens", "64", "--input-words", "64"],
+        ["--input-tokens", "64", "--workload", "triage"],
+    ],
+)
+def test_input_tokens_conflicts_are_exit_2(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "--input-tokens sets the chat workload's" in _bad(tmp_path, capsys, *args)

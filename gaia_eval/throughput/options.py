@@ -97,7 +97,12 @@ OPTIONS = Options.of(
     Option(
         "--input-words",
         "chat prompt length in words: N, uniform:LO,HI or normal:MEAN,SD (default 128)",
-        default="128",
+        metavar="N|DIST",
+    ),
+    Option(
+        "--input-tokens",
+        "chat prompt length in tokens, counted by the server's tokenizer (llama.cpp "
+        "/tokenize) or --tokenizer: N, uniform:LO,HI or normal:MEAN,SD",
         metavar="N|DIST",
     ),
     Option(
@@ -213,7 +218,14 @@ def workload(args: argparse.Namespace, blocks: list[int]) -> Workload:
     from gaia_eval.throughput.lengths import LIMIT, parse
 
     out_lens = parse(args.max_tokens, "--max-tokens") if args.max_tokens is not None else None
-    in_lens = parse(args.input_words, "--input-words")
+    in_lens = parse(args.input_words or "128", "--input-words")
+    in_tokens = parse(args.input_tokens, "--input-tokens") if args.input_tokens else None
+    if in_tokens is not None and (args.input_words is not None or args.workload != "chat"):
+        msg = (
+            "--input-tokens sets the chat workload's prompt length in tokens: use it with "
+            "--workload chat and without --input-words"
+        )
+        raise InvalidInputError(msg)
     chat = args.workload in ("chat", "prefix", "multiturn")
     if not chat and out_lens is not None and out_lens.kind != "fixed":
         msg = (
@@ -252,6 +264,7 @@ def workload(args: argparse.Namespace, blocks: list[int]) -> Workload:
             input_words=in_lens,
             max_tokens=out_lens or 128,
             ignore_eos=args.ignore_eos,
+            input_tokens=in_tokens,
         )
     path = Path(args.workload)
     if not path.is_file():

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
@@ -19,7 +19,13 @@ from gaia_eval.throughput.metrics import Tokenizer
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult
 from gaia_eval.throughput.report import REPORT
 from gaia_eval.throughput.summary import summarise
-from gaia_eval.throughput.workloads import Workload, request_body
+from gaia_eval.throughput.workloads import (
+    Workload,
+    fit_tokens,
+    nonce_lead,
+    request_body,
+    wants_tokens,
+)
 
 
 @dataclass
@@ -126,22 +132,36 @@ class BenchmarkSuite(Suite):
         import secrets
 
         nonce = secrets.token_hex(4)  # a fresh prompt per run: no answer from its cache
+        self._ctx_size = runner.context_size(target)
+        # Each chunk's tokens counted by the server's own tokenizer where it has one
+        # (--tokenizer wins): otherwise a usage total split over chunks is only a guess.
+        self._tokenizer = c.tokenizer or runner.server_tokenizer(target)
+        input_counter = None
+        if wants_tokens(c.workload):
+            # --input-tokens: prompts refit to their lengths by the same counter, on the
+            # text as sent (the nonce included), before a single request is built.
+            if self._tokenizer is None:
+                msg = (
+                    f"--input-tokens: {target.origin} has no tokenizer endpoint (llama.cpp's "
+                    "POST /tokenize); pass --tokenizer FILE (the model's tokenizer.json) or "
+                    "use --input-words"
+                )
+                raise InvalidInputError(msg)
+            c.workload = fit_tokens(c.workload, self._tokenizer, nonce_lead(nonce))
+            input_counter = c.tokenizer_spec or "server /tokenize"
         cache = {} if c.prompt_cache is None else {"cache_prompt": c.prompt_cache}
         self._requests = [
             builder.build_request(request_body(item, api, target.model, nonce) | cache)
             for item in c.workload.items
         ]
         warm = runner.warmup(target, self._requests, c.warmup, c.timeout_s)
-        self._ctx_size = runner.context_size(target)
         props = runner.server_props(target)
         published = props.get("total_slots") or target.facts.get("parallel_slots")
         self._slots = published if isinstance(published, int) and published > 0 else None
-        # Each chunk's tokens counted by the server's own tokenizer where it has one
-        # (--tokenizer wins): otherwise a usage total split over chunks is only a guess.
-        self._tokenizer = c.tokenizer or runner.server_tokenizer(target)
         counter = c.tokenizer_spec or ("server /tokenize" if self._tokenizer else None)
         ctx.setup["server"] = {
             "chunk_token_counter": counter,
+            "input_token_counter": input_counter,
             "prompt_nonce": nonce,
             "endpoint": target.endpoint.url,
             "api": api,

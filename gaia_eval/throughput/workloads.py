@@ -8,7 +8,8 @@ import hashlib
 import json
 import math
 import random
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -124,18 +125,22 @@ def chat_workload(
     seed: int = 20260930,
     *,
     ignore_eos: bool = False,
+    input_tokens: Lengths | None = None,
 ) -> Workload:
     """Synthetic prompts of `input_words` words (a unique opening each, so a prefix cache
     cannot serve one prompt from another) asking for `max_tokens` tokens of story, each a
     length or a distribution drawn per request (seeded); `ignore_eos` asks the server
     (vLLM, llama.cpp) to generate exactly that many."""
     ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
+    if input_tokens is not None:
+        ins = input_tokens  # words for now: `fit_tokens` refits them with the tokenizer
     outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
     rng = random.Random(seed)
     # Lengths from a stream of their own: a fixed length draws nothing, so the prompts of
     # a fixed-length run stay the ones every earlier run sent.
     lengths = random.Random(seed + 1)
     in_lens, out_lens = ins.draw(count, lengths), outs.draw(count, lengths)
+    unit = "tokens" if input_tokens is not None else "words"
     items = []
     for i in range(count):
         items.append(
@@ -144,12 +149,12 @@ def chat_workload(
                 messages=[{"role": "user", "content": chat_prompt(i, in_lens[i], rng)}],
                 max_tokens=out_lens[i],
                 extra={"ignore_eos": True} if ignore_eos else {},
-                input_len=in_lens[i] if ins.kind != "fixed" else None,
-                input_unit="words" if ins.kind != "fixed" else None,
+                input_len=in_lens[i] if ins.kind != "fixed" or input_tokens else None,
+                input_unit=unit if ins.kind != "fixed" or input_tokens else None,
             )
         )
     eos = ",ignore_eos" if ignore_eos else ""
-    name = f"chat(in={ins.label()}w,out={outs.label()}{eos})"
+    name = f"chat(in={ins.label()}{unit[0]},out={outs.label()}{eos})"
     return Workload(name, items, _digest(items))
 
 
@@ -235,6 +240,47 @@ def _sharegpt(where: str, row: dict[str, Any], max_tokens: int | None) -> WorkIt
 
 def _story(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(_VOCAB) for _ in range(max(1, words)))
+
+
+def token_prompt(i: int, target: int, count: Callable[[str], int], lead: str = "") -> str:
+    """Chat prompt `i` of `target` tokens by `count` (the server's tokenizer): the longest
+    run of its seeded story words whose text, after `lead` (the run's nonce, sent in front
+    of it), counts no more than `target` tokens; at least one word. Tokens grow with words,
+    so a binary search over the word count finds it in a dozen counts."""
+    rng = random.Random(f"token-prompt-{i}")
+    pool = [rng.choice(_VOCAB) for _ in range(2 * target + 16)]
+    opening = f"Request {i}. Write a long story using these words:"
+
+    def text(n: int) -> str:
+        return f"{opening} {' '.join(pool[:n])}"
+
+    lo, hi = 1, len(pool)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(lead + text(mid)) <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text(lo)
+
+
+def fit_tokens(workload: Workload, count: Callable[[str], int], lead: str = "") -> Workload:
+    """The chat workload with each prompt refit to its drawn length in tokens (items whose
+    `input_unit` is tokens), counted by `count` on the text as sent (after `lead`)."""
+    items = []
+    for n, item in enumerate(workload.items):
+        if item.input_unit != "tokens" or item.input_len is None:
+            items.append(item)
+            continue
+        prompt = token_prompt(n, item.input_len, count, lead)
+        got = count(lead + prompt)
+        items.append(replace(item, messages=[{"role": "user", "content": prompt}], input_len=got))
+    return replace(workload, items=items)
+
+
+def wants_tokens(workload: Workload) -> bool:
+    """True when prompts are to be refit to lengths in tokens (`--input-tokens`)."""
+    return any(i.input_unit == "tokens" for i in workload.items)
 
 
 def prefix_workload(
@@ -381,6 +427,11 @@ def jsonl_workload(path: Path, max_tokens: int | None = None) -> Workload:
     return Workload(f"{kind}:{Path(path).name}", items, _digest(items))
 
 
+def nonce_lead(nonce: str) -> str:
+    """What a run puts in front of every prompt's first message (see _vary)."""
+    return f"(run {nonce}) "
+
+
 def _vary(messages: list[dict[str, Any]], nonce: str | None) -> list[dict[str, Any]]:
     """The messages with the run's nonce in front of the first one's text: the seeded
     prompts are the same every run, and a server's prompt cache would otherwise answer a
@@ -389,7 +440,7 @@ def _vary(messages: list[dict[str, Any]], nonce: str | None) -> list[dict[str, A
     if not nonce or not messages or not isinstance(messages[0].get("content"), str):
         return messages
     first = dict(messages[0])
-    first["content"] = f"(run {nonce}) {first['content']}"
+    first["content"] = nonce_lead(nonce) + first["content"]
     return [first, *messages[1:]]
 
 
