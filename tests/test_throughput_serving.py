@@ -428,3 +428,61 @@ def test_input_tokens_conflicts_are_exit_2(
     args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert "--input-tokens sets the chat workload's" in _bad(tmp_path, capsys, *args)
+
+
+# ---- 6. the report -------------------------------------------------------------------------
+
+
+def test_a_decode_stall_shows_in_the_max_and_a_log_histogram(stub: str, tmp_path: Path) -> None:
+    # 2 ms between tokens, and one 400 ms stall before the ninth chunk of every request.
+    model = "custom:ttft_ms=5,gap_ms=2,chunks=16,stall_ms=400,stall_at=8"
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#{model}",
+        "--concurrency", "1", "--requests", "3", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    (lv,) = res["summary"]["levels"]
+    assert lv["itl_ms"]["p50"] < 50 and lv["itl_ms"]["max"] > 390
+    # GuideLLM's time per output token (E2E / tokens) counts the TTFT in: never below ours.
+    assert lv["e2e_per_token_ms"]["p50"] >= lv["tpot_ms"]["p50"] * 15 / 16
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "ITL distribution, level c1 (45 token gaps; log scale" in report
+    assert "| `c1` | E2E/token (GuideLLM TPOT) |" in report
+    assert "| `c1` | server prefill |" in report and "| `c1` | TTFT − server prefill |" in report
+    assert "GuideLLM's ITL percentiles are over per-request means" in report
+    assert "**vs GuideLLM**" in report and "**vs vLLM**" in report
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert "log-scale x" in html
+    # Tables that fit the page: no table of more than ten columns.
+    for line in report.splitlines():
+        if line.startswith("|---"):
+            assert line.count("|") - 1 <= 10, line
+
+
+def test_log_histogram_marks_the_decades() -> None:
+    from gaia_eval.core.charts import log_histogram
+
+    svg = log_histogram([2.0] * 50 + [3.0] * 20 + [4760.0], unit=" ms")
+    assert "n=71, log-scale x" in svg
+    assert ">10 ms<" in svg and ">100 ms<" in svg and ">1000 ms<" in svg
+    assert ">2 ms<" in svg and ">4760 ms<" in svg
+    assert svg.count("<rect") == 24
+
+
+def test_a_run_that_measured_nothing_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from tasks_fakes import hang_up
+
+    with hang_up() as url:
+        code, _ = _run(
+            tmp_path / "run", "--model", f"openai:{url}/v1#m", "--requests", "2", "--warmup", "0"
+        )
+    assert code == 3
+    out = capsys.readouterr().out
+    assert "nothing measured" in out and "0.000" not in out
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "Nothing measured: no level finished." in report and "0.000" not in report

@@ -195,6 +195,9 @@ def build_level(
             [(row, d) for row, d in zip(rows, derived, strict=True) if d is not None]
         ),
         by_turn=by_turn(rows),
+        e2e_per_token_ms=(
+            _dist([d.e2e_ms / d.output_tokens for d in ok if d.output_tokens > 0]) if ok else None
+        ),
     )
     if open_loop:
         stats.burstiness = plan.burstiness if plan.arrivals == "poisson" else None

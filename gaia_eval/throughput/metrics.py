@@ -52,6 +52,13 @@ FORMULAS: dict[str, str] = {
     "origin": "open loop (--rate): the scheduled send time, so client lag counts against "
     "latency; closed loop (--concurrency): the moment the request's bytes were written",
     "percentiles": "linear interpolation between closest ranks (numpy's default)",
+    "e2e_per_token_ms": "E2E / output_tokens per request (GuideLLM's time per output token)",
+    "vs vLLM": "TTFT, TPOT and E2E as vLLM's bench serve (its TTFT from the request's send); "
+    "vLLM's ITL pools the gaps between chunks, one value per chunk: our ICL, not our ITL, "
+    "which divides a multi-token chunk's gap by its tokens",
+    "vs GuideLLM": "GuideLLM's time per output token includes TTFT (E2E / output tokens: "
+    "our e2e_per_token_ms); its ITL is (E2E - TTFT) / (output tokens - 1) per request, with "
+    "percentiles over those per-request means: our TPOT, not our pooled per-token ITL",
 }
 
 

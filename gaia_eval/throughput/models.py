@@ -227,6 +227,9 @@ class LevelStats(ResultModel):
     arrival rate, a queue grew."""
     sustained: bool | None = None
     """Open loop: completions kept up with arrivals (>= 90%) with <= 5% failures."""
+    e2e_per_token_ms: Dist | None = None
+    """E2E / output tokens per request: GuideLLM's time per output token, which counts the
+    TTFT in (ours, tpot_ms, as vLLM's, leaves it out)."""
     server_timing: ServerTiming | None = None
     """The server's per-request timings beside the client's, when it sends them."""
     by_turn: list[TurnStats] = Field(default_factory=list)
@@ -346,7 +349,8 @@ class SweepResult(ResultModel):
     rates: list[float]
     """The open-loop rates offered, in order."""
     sustained_rps: float | None
-    """The highest offered rate the server sustained (null: none)."""
+    """The highest realised arrival rate (offered_rps) of a level the server sustained
+    (null: none)."""
 
 
 class BenchmarkSummary(ResultModel):

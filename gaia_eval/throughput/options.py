@@ -17,7 +17,7 @@ from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.options import RUN_UNGATED, Option, Options, SuiteCommand, finite
 
 if TYPE_CHECKING:
-    from gaia_eval.throughput.load import LevelPlan
+    from gaia_eval.throughput.load import Arrivals, LevelPlan
     from gaia_eval.throughput.metrics import Tokenizer
     from gaia_eval.throughput.workloads import Workload
 
@@ -70,9 +70,9 @@ OPTIONS = Options.of(
     ),
     Option(
         "--arrivals",
-        "open loop inter-arrival times (default poisson)",
+        "open loop inter-arrival times (default poisson; --sweep: constant, as GuideLLM's "
+        "sweep, so each step offers exactly its rate)",
         choices=("poisson", "constant"),
-        default="poisson",
     ),
     Option(
         "--burstiness",
@@ -171,7 +171,8 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
     if not 0 < args.burstiness < float("inf"):
         msg = f"--burstiness must be a positive number (1 is Poisson), got {args.burstiness}"
         raise InvalidInputError(msg)
-    if args.burstiness != 1.0 and not (open_loop and args.arrivals == "poisson"):
+    arrivals: Arrivals = args.arrivals or ("constant" if args.sweep is not None else "poisson")
+    if args.burstiness != 1.0 and not (open_loop and arrivals == "poisson"):
         msg = (
             "--burstiness shapes poisson arrivals of an open loop: use it with --rate or "
             "--sweep and --arrivals poisson (constant arrivals have no spread to shape)"
@@ -195,15 +196,13 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
             LevelPlan(concurrency=1, sweep=SYNC, **common),
             LevelPlan(sweep=MAX, **common),
             *(
-                LevelPlan(
-                    arrivals=args.arrivals, burstiness=args.burstiness, sweep=str(k), **common
-                )
+                LevelPlan(arrivals=arrivals, burstiness=args.burstiness, sweep=str(k), **common)
                 for k in range(1, args.sweep + 1)
             ),
         ]
     if args.rate:
         return [
-            LevelPlan(rate=r, arrivals=args.arrivals, burstiness=args.burstiness, **common)
+            LevelPlan(rate=r, arrivals=arrivals, burstiness=args.burstiness, **common)
             for r in _levels(args.rate, "--rate", float)
         ]
     levels = _levels(args.concurrency or "1", "--concurrency", int)

@@ -28,6 +28,8 @@ def _x(s: LevelStats) -> float:
 
 
 def headline_table(levels: list[LevelStats]) -> Table:
+    """The latency and throughput of each level, at most ten columns (the page is 1,100 px
+    wide: fourteen did not fit); the client's side is `client_table`."""
     rows = [
         [
             f"`{s.level}`",
@@ -37,13 +39,9 @@ def headline_table(levels: list[LevelStats]) -> Table:
             f"{fmt(s.ttft_ms.p50, 1)} / {fmt(s.ttft_ms.p99, 1)}",
             fmt(s.tpot_ms.p50, 2),
             f"{fmt(s.itl_ms.p50, 2)} / {fmt(s.itl_ms.p99, 2)}",
-            f"{fmt(s.icl_ms.p50, 2)} / {fmt(s.icl_ms.p99, 2)}" if s.icl_ms else "–",
             f"{fmt(s.e2e_ms.p50, 1)} / {fmt(s.e2e_ms.p99, 1)}",
             fmt(s.output_tokens_per_s, 1),
             fmt(s.requests_per_s, 2),
-            fmt(s.client_lag_ms.p99, 2),
-            _sources(s),
-            "**yes**" if s.client_limited else "no",
         ]
         for s in levels
     ]
@@ -56,16 +54,41 @@ def headline_table(levels: list[LevelStats]) -> Table:
             "TTFT p50 / p99 ms",
             "TPOT p50 ms",
             "ITL p50 / p99 ms",
-            "ICL p50 / p99 ms",
             "E2E p50 / p99 ms",
             "output tok/s",
             "req/s",
-            "client lag p99 ms",
-            "tokens from",
-            "client-limited",
         ],
         rows,
     )
+
+
+def client_table(levels: list[LevelStats]) -> Table:
+    """Per level: inter-chunk latency, the client's lag, where tokens were counted, and
+    whether the client may have limited the result."""
+    rows = [
+        [
+            f"`{s.level}`",
+            f"{fmt(s.icl_ms.p50, 2)} / {fmt(s.icl_ms.p99, 2)}" if s.icl_ms else "–",
+            fmt(s.client_lag_ms.p99, 2),
+            _sources(s),
+            "**yes**" if s.client_limited else "no",
+        ]
+        for s in levels
+    ]
+    return Table(
+        ["level", "ICL p50 / p99 ms", "client lag p99 ms", "tokens from", "client-limited"],
+        rows,
+    )
+
+
+FORMULA_NOTE = (
+    "TTFT and E2E run from the send (closed loop) or the scheduled time (open loop). TPOT = "
+    "(E2E − TTFT) / (output tokens − 1) per request, as vLLM's; GuideLLM's time per output "
+    "token includes the TTFT (E2E / tokens: the E2E/token row). ITL is each chunk's gap "
+    "divided by its tokens, pooled over every token of the level; vLLM's ITL pools the gaps "
+    "per chunk (our ICL), and GuideLLM's ITL percentiles are over per-request means, which "
+    "is our TPOT."
+)
 
 
 def percentile_table(levels: list[LevelStats]) -> Table:
@@ -73,12 +96,18 @@ def percentile_table(levels: list[LevelStats]) -> Table:
     decode gap) shows in the max even when the p99 hides it."""
     rows = []
     for s in levels:
+        reasoning = s.first_answer_ms.p50 != s.ttft_ms.p50
+        t = s.server_timing
         for name, d in (
             ("TTFT", s.ttft_ms),
+            ("first answer", s.first_answer_ms if reasoning else None),
             ("TPOT", s.tpot_ms),
+            ("E2E/token (GuideLLM TPOT)", s.e2e_per_token_ms),
             ("ITL", s.itl_ms),
             ("ICL", s.icl_ms),
             ("E2E", s.e2e_ms),
+            ("server prefill", t.prefill_ms if t else None),
+            ("TTFT − server prefill", t.ttft_minus_prefill_ms if t else None),
         ):
             if d is None or d.p50 is None:
                 continue
@@ -188,24 +217,39 @@ def _load_charts(levels: list[LevelStats]) -> list[Block]:
     return blocks
 
 
+LONG_TAIL = 10.0
+"""A distribution whose max is this many times its median gets log-spaced bins."""
+
+
+def long_tail(values: list[float]) -> bool:
+    """True when a linear histogram would squash the bulk into its first bin."""
+    pos = sorted(v for v in values if v > 0)
+    if len(pos) < 2:
+        return False
+    return pos[-1] >= LONG_TAIL * pos[len(pos) // 2]
+
+
+def _histogram(values: list[float], title: str, noun: str) -> Chart:
+    if long_tail(values):
+        return Chart(
+            charts.log_histogram(values, unit=" ms"),
+            f"{title} ({len(values)} {noun}; log scale: the max is >= {LONG_TAIL:g}x the median)",
+        )
+    return Chart(charts.histogram(values, unit=" ms"), f"{title} ({len(values)} {noun})")
+
+
 def _distributions(results: list[LevelResult]) -> list[Block]:
     blocks: list[Block] = []
     for res in results[:_MAX_HISTOGRAMS]:
         ttfts = [r.ttft_ms for r in res.requests if r.ttft_ms is not None]
         if ttfts:
             blocks.append(
-                Chart(
-                    charts.histogram(ttfts, unit=" ms"),
-                    f"TTFT distribution, level {res.stats.level} ({len(ttfts)} requests)",
-                )
+                _histogram(ttfts, f"TTFT distribution, level {res.stats.level}", "requests")
             )
         itl = _itl_values(res)
         if itl:
             blocks.append(
-                Chart(
-                    charts.histogram(itl, unit=" ms"),
-                    f"ITL distribution, level {res.stats.level} ({len(itl)} token gaps)",
-                )
+                _histogram(itl, f"ITL distribution, level {res.stats.level}", "token gaps")
             )
     return blocks
 
@@ -398,7 +442,9 @@ def _server(env: Envelope, levels: list[LevelStats]) -> Section:
     names = sorted({k for s in levels for k in s.server_metrics})
     if names:
         rows = [
-            [f"`{s.level}`"] + [f"{s.server_metrics.get(n, 0):g}" for n in names] for s in levels
+            [f"`{s.level}`"]
+            + [f"{s.server_metrics[n]:g}" if n in s.server_metrics else "–" for n in names]
+            for s in levels
         ]
         blocks.append(
             Table(
@@ -424,8 +470,10 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
     results = level_results(env)
     levels = [r.stats for r in results]
     out: list[Section] = []
+    if not levels:
+        out.append(Section("Levels", [Para("Nothing measured: no level finished.")]))
     if levels:
-        blocks: list[Block] = [headline_table(levels)]
+        blocks: list[Block] = [headline_table(levels), client_table(levels), Para(FORMULA_NOTE)]
         errs = [s for s in levels if s.errors_by_kind]
         if errs:
             blocks.append(
@@ -508,6 +556,8 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
         f"`{s.level}`: client CPU {s.client_cpu_s:.3f} s ({s.client_cpu_share:.1%} of the wall "
         f"time), lag p50 {fmt(s.client_lag_ms.p50, 3)} ms, p99 {fmt(s.client_lag_ms.p99, 3)} ms, "
         f"in flight mean {fmt(s.in_flight.mean, 2)}, max {s.in_flight.max}"
+        if s.requests
+        else f"`{s.level}`: nothing measured (no request was sent)"
         for s in levels
     ]
     if client:
@@ -529,8 +579,14 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
                 f"sustains {held:g} requests/s" if held is not None else "no rate sustained",
             )
         )
-    for r in level_results(env):
+    results = level_results(env)
+    if not results:
+        return [("levels", "nothing measured")]
+    for r in results:
         s = r.stats
+        if not s.completed:
+            out.append((s.level, f"nothing measured ({s.errors}/{s.requests} errors)"))
+            continue
         ttft = "–" if s.ttft_ms.p50 is None else f"{s.ttft_ms.p50:.1f}"
         itl = "–" if s.itl_ms.p50 is None else f"{s.itl_ms.p50:.2f}"
         tps = "–" if s.output_tokens_per_s is None else f"{s.output_tokens_per_s:.1f}"

@@ -62,6 +62,10 @@ class Behaviour:
     answer with an HTTP error, or hang (stop sending and keep the connection open)."""
     fault_after: int = 2
     """Content chunks sent before the fault."""
+    stall_ms: float = 0.0
+    """One extra pause before the content chunk at `stall_at` (a decode stall)."""
+    stall_at: int = 8
+    """The content chunk the stall delays."""
     prefill_ms_per_token: float = 0.0
     """Prompt processing per prompt token not served from the stub's prefix cache (added
     to ttft_ms): the cache remembers recent prompts, as llama.cpp's slots do, unless the
@@ -416,7 +420,8 @@ class StubServer:
             if immediate:
                 out += _chunk(event)
                 continue
-            target = t_recv + int((beh.ttft_ms + n * beh.gap_ms) * 1e6)
+            stall = beh.stall_ms if beh.stall_ms and content_index >= beh.stall_at else 0.0
+            target = t_recv + int((beh.ttft_ms + n * beh.gap_ms + stall) * 1e6)
             delay = (target - time.monotonic_ns()) / 1e9
             if delay > 0:
                 await asyncio.sleep(delay)
