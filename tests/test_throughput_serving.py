@@ -128,6 +128,7 @@ def test_burstiness_is_recorded_per_level(stub: str, tmp_path: Path) -> None:
     ("args", "needle"),
     [
         (["--sweep", "0"], "--sweep N"),
+        (["--sweep", "3", "--repeats", "2"], "--sweep with --repeats"),
         (["--rate", "1", "--burstiness", "0"], "--burstiness must be a positive"),
         (["--concurrency", "2", "--burstiness", "2"], "--burstiness shapes poisson"),
         (["--rate", "1", "--arrivals", "constant", "--burstiness", "2"], "--burstiness shapes"),

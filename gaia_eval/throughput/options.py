@@ -178,6 +178,12 @@ def plans(args: argparse.Namespace, default_requests: int) -> list[LevelPlan]:
             "--sweep and --arrivals poisson (constant arrivals have no spread to shape)"
         )
         raise InvalidInputError(msg)
+    if args.sweep is not None and args.repeats > 1:
+        msg = (
+            "--sweep with --repeats: a sweep's steps follow its own probes, so repeats would "
+            "offer different rates; run the sweep again instead, or drop --repeats"
+        )
+        raise InvalidInputError(msg)
     if args.sweep is not None and not 1 <= args.sweep <= 50:
         msg = f"--sweep N: N is the number of open-loop rates, 1 to 50; got {args.sweep}"
         raise InvalidInputError(msg)
