@@ -78,16 +78,28 @@ def _y_axis(
     return out
 
 
-def histogram(values: Sequence[float], *, bins: int = 20, unit: str = "", width: int = 640) -> str:
-    """A histogram of `values`: a y axis of counts, the x range marked at both ends."""
+def histogram(
+    values: Sequence[float],
+    *,
+    bins: int = 20,
+    unit: str = "",
+    width: int = 640,
+    log_x: bool = False,
+) -> str:
+    """A histogram of `values`: a y axis of counts, the x range marked at both ends.
+    `log_x`: log-spaced bins, for a long tail (a few multi-second stalls among
+    milliseconds), marked at each power of ten in range too; values <= 0 are left out."""
     height, pad, left = 200, 30, 48
+    if log_x:
+        values = [v for v in values if v > 0]
     if not values:
         return bars([], [])
-    lo, hi = min(values), max(values)
+    scale: Callable[[float], float] = math.log10 if log_x else float
+    lo, hi = scale(min(values)), scale(max(values))
     span = (hi - lo) or 1.0
     counts = [0] * bins
     for v in values:
-        counts[min(bins - 1, int((v - lo) / span * bins))] += 1
+        counts[min(bins - 1, int((scale(v) - lo) / span * bins))] += 1
     ticks = [t for t in nice_ticks(0, max(counts), 4) if t == int(t)] or [0.0, 1.0]
     top = ticks[-1]
     right = width - pad
@@ -96,11 +108,15 @@ def histogram(values: Sequence[float], *, bins: int = 20, unit: str = "", width:
     def py(c: float) -> float:
         return height - pad - (height - 2 * pad) * c / top
 
+    def px(x: float) -> float:
+        return left + (x - lo) / span * (right - left)
+
+    note = ", log-scale x" if log_x else ""
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'role="img" font-size="12">',
         *_y_axis(ticks, py, left, right),
-        f'<text x="4" y="14">{_esc("count")} (n={len(values)})</text>',
+        f'<text x="4" y="14">{_esc("count")} (n={len(values)}{note})</text>',
     ]
     for i, c in enumerate(counts):
         h = height - pad - py(c)
@@ -110,9 +126,19 @@ def histogram(values: Sequence[float], *, bins: int = 20, unit: str = "", width:
         )
     parts.append(
         f'<line x1="{left}" y1="{height - pad}" x2="{right}" y2="{height - pad}" stroke="#888"/>'
-        f'<text x="{left}" y="{height - 10}">{lo:.4g}{_esc(unit)}</text>'
-        f'<text x="{right}" y="{height - 10}" text-anchor="end">{hi:.4g}{_esc(unit)}</text></svg>'
+        f'<text x="{left}" y="{height - 10}">{min(values):.4g}{_esc(unit)}</text>'
+        f'<text x="{right}" y="{height - 10}" text-anchor="end">{max(values):.4g}{_esc(unit)}'
+        "</text>"
     )
+    if log_x:
+        for d in range(math.ceil(lo), math.floor(hi) + 1):
+            if min(d - lo, hi - d) > span * 0.15:  # no label on top of an end's
+                parts.append(
+                    f'<line x1="{px(d):.1f}" y1="{height - pad}" x2="{px(d):.1f}" '
+                    f'y2="{height - pad + 4}" stroke="#888"/><text x="{px(d):.1f}" '
+                    f'y="{height - 10}" text-anchor="middle">{10.0**d:.4g}{_esc(unit)}</text>'
+                )
+    parts.append("</svg>")
     return "".join(parts)
 
 
@@ -176,63 +202,6 @@ def lines(
     for x in sorted({p[0] for p in points}):
         parts.append(
             f'<text x="{px(x):.1f}" y="{height - pad + 14}" text-anchor="middle">{x:g}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def log_histogram(
-    values: Sequence[float], *, bins: int = 24, unit: str = "", width: int = 640
-) -> str:
-    """A histogram over log-spaced bins, for a long tail (a few multi-second stalls among
-    milliseconds): equal widths per factor, so the bulk and the tail both show. The x axis
-    is marked at each power of ten in range (and both ends); values <= 0 are left out."""
-    pos = [v for v in values if v > 0]
-    if not pos:
-        return histogram(values, bins=bins, unit=unit, width=width)
-    height, pad, left = 200, 30, 48
-    lo, hi = math.log10(min(pos)), math.log10(max(pos))
-    span = (hi - lo) or 1.0
-    counts = [0] * bins
-    for v in pos:
-        counts[min(bins - 1, int((math.log10(v) - lo) / span * bins))] += 1
-    ticks = [t for t in nice_ticks(0, max(counts), 4) if t == int(t)] or [0.0, 1.0]
-    top = ticks[-1]
-    right = width - pad
-    bw = (right - left) / bins
-
-    def py(c: float) -> float:
-        return height - pad - (height - 2 * pad) * c / top
-
-    def px(log_v: float) -> float:
-        return left + (log_v - lo) / span * (right - left)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" font-size="12">',
-        *_y_axis(ticks, py, left, right),
-        f'<text x="4" y="14">{_esc("count")} (n={len(pos)}, log-scale x)</text>',
-    ]
-    for i, c in enumerate(counts):
-        h = height - pad - py(c)
-        parts.append(
-            f'<rect x="{left + i * bw:.1f}" y="{py(c):.1f}" width="{bw - 1:.1f}" '
-            f'height="{h:.1f}" fill="#3366cc"><title>{c}</title></rect>'
-        )
-    parts.append(
-        f'<line x1="{left}" y1="{height - pad}" x2="{right}" y2="{height - pad}" stroke="#888"/>'
-    )
-    marks = {lo: 10**lo, hi: 10**hi}
-    for d in range(math.ceil(lo), math.floor(hi) + 1):
-        if min(abs(d - lo), abs(hi - d)) > span * 0.15:  # no label on top of an end's
-            marks[float(d)] = 10.0**d
-    for log_v, v in sorted(marks.items()):
-        anchor = "start" if log_v == lo else ("end" if log_v == hi else "middle")
-        parts.append(
-            f'<line x1="{px(log_v):.1f}" y1="{height - pad}" x2="{px(log_v):.1f}" '
-            f'y2="{height - pad + 4}" stroke="#888"/>'
-            f'<text x="{px(log_v):.1f}" y="{height - 10}" text-anchor="{anchor}">'
-            f"{v:.4g}{_esc(unit)}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -21,7 +21,7 @@ from gaia_eval.throughput.models import (
     TurnStats,
 )
 from gaia_eval.throughput.record import StreamRecord
-from gaia_eval.throughput.sweep import sustained
+from gaia_eval.throughput.sweep import e2e_growth, sustained
 from gaia_eval.throughput.triage import Step, score
 from gaia_eval.throughput.workloads import WorkItem, Workload
 
@@ -203,6 +203,7 @@ def build_level(
         stats.burstiness = plan.burstiness if plan.arrivals == "poisson" else None
         stats.offered_rps = _rate([r.t_scheduled_ns for r in run.records])
         stats.completion_rps = _rate([r.t_end_ns for r in run.records if r.error_kind is None])
+        stats.e2e_growth = e2e_growth([d.e2e_ms for d in derived if d is not None])
         stats.sustained = sustained(stats)
     return LevelResult(stats=stats, requests=rows)
 

@@ -225,8 +225,11 @@ class LevelStats(ResultModel):
     completion_rps: float | None = None
     """Open loop: the rate responses ended, (completed - 1) / (last - first end): below the
     arrival rate, a queue grew."""
+    e2e_growth: float | None = None
+    """Open loop: median E2E of the later half of the requests / the earlier half's."""
     sustained: bool | None = None
-    """Open loop: completions kept up with arrivals (>= 90%) with <= 5% failures."""
+    """Open loop: completions kept up with arrivals (>= 90%), E2E did not keep growing
+    (e2e_growth <= 1.5) and <= 5% failed."""
     e2e_per_token_ms: Dist | None = None
     """E2E / output tokens per request: GuideLLM's time per output token, which counts the
     TTFT in (ours, tpot_ms, as vLLM's, leaves it out)."""
@@ -349,8 +352,10 @@ class SweepResult(ResultModel):
     rates: list[float]
     """The open-loop rates offered, in order."""
     sustained_rps: float | None
-    """The highest realised arrival rate (offered_rps) of a level the server sustained
-    (null: none)."""
+    """The realised arrival rate (offered_rps) of the highest step in the unbroken run of
+    sustained steps from the bottom (null: none)."""
+    unsettled: list[str] = Field(default_factory=list)
+    """Sustained steps above a failed one: noise to settle with more requests per level."""
 
 
 class BenchmarkSummary(ResultModel):

@@ -232,7 +232,7 @@ def long_tail(values: list[float]) -> bool:
 def _histogram(values: list[float], title: str, noun: str) -> Chart:
     if long_tail(values):
         return Chart(
-            charts.log_histogram(values, unit=" ms"),
+            charts.histogram(values, bins=24, unit=" ms", log_x=True),
             f"{title} ({len(values)} {noun}; log scale: the max is >= {LONG_TAIL:g}x the median)",
         )
     return Chart(charts.histogram(values, unit=" ms"), f"{title} ({len(values)} {noun})")
@@ -265,6 +265,7 @@ def _sweep(summary: BenchmarkSummary, levels: list[LevelStats]) -> Section | Non
             _load(s),
             fmt(s.offered_rps, 2),
             fmt(s.completion_rps, 2),
+            fmt(s.e2e_growth, 2),
             "**yes**" if s.sustained else ("no" if s.sustained is not None else "–"),
             f"{fmt(s.ttft_ms.p50, 1)} / {fmt(s.ttft_ms.p99, 1)}",
             f"{fmt(s.e2e_ms.p50, 1)} / {fmt(s.e2e_ms.p99, 1)}",
@@ -278,6 +279,11 @@ def _sweep(summary: BenchmarkSummary, levels: list[LevelStats]) -> Section | Non
         if held is not None
         else "No offered rate was sustained"
     )
+    if found.unsettled:
+        verdict += (
+            f" (unsettled: {', '.join(found.unsettled)} sustained a higher rate after a step "
+            "that did not; more requests per level would settle it)"
+        )
     blocks: list[Block] = [
         Para(
             f"{verdict}. Bounds: {fmt(found.sync_rps, 2)} requests/s one at a time, "
@@ -290,6 +296,7 @@ def _sweep(summary: BenchmarkSummary, levels: list[LevelStats]) -> Section | Non
                 "load",
                 "arrivals/s",
                 "completions/s",
+                "E2E growth",
                 "sustained",
                 "TTFT p50 / p99 ms",
                 "E2E p50 / p99 ms",
@@ -297,7 +304,8 @@ def _sweep(summary: BenchmarkSummary, levels: list[LevelStats]) -> Section | Non
             ],
             rows,
             caption="A level sustains its rate when completions keep up with arrivals "
-            "(>= 90%) and <= 5% of its requests fail",
+            "(>= 90%), E2E does not keep growing (later half's median <= 1.5x the earlier "
+            "half's) and <= 5% of its requests fail",
         ),
     ]
     curve: dict[str, list[tuple[float, float]]] = {}

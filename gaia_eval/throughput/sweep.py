@@ -5,8 +5,11 @@ that is never queued) and many at once (`sweep-max`, the ceiling it reaches when
 busy). The open-loop levels `sweep-1` .. `sweep-N` then offer rates evenly spaced from the
 first to 1.2 times the second, so the top level overloads the server and the curve shows
 its knee. A level sustained its rate when the server completed requests as fast as they
-arrived (completion rate >= 90% of the realised arrival rate) with at most 5% failures;
-the sweep's answer is the highest realised arrival rate sustained.
+arrived (completion rate >= 90% of the realised arrival rate), its latency did not keep
+growing (the later half's median E2E within 1.5x the earlier half's) and at most 5% of its
+requests failed. The sweep's answer is the realised arrival rate of the highest step in the
+unbroken run of sustained steps from the bottom; a sustained step above a failed one is
+named as unsettled (more requests per level would settle it).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ OVERSHOOT = 1.2
 KEEP_UP = 0.9
 """A level sustained its rate when completions kept up to this share of arrivals..."""
 MAX_ERRORS = 0.05
-"""...and no more than this share of its requests failed."""
+"""...no more than this share of its requests failed..."""
+MAX_GROWTH = 1.5
+"""...and the later half's median E2E stayed within this factor of the earlier half's."""
 DEFAULT_MAX_CONCURRENCY = 16
 """The ceiling probe's concurrency when the server publishes no slot count."""
 
@@ -48,10 +53,25 @@ def _round(x: float) -> float:
 
 
 def sustained(s: LevelStats) -> bool:
-    """Completions kept up with arrivals, and few requests failed (see the module doc)."""
+    """Completions kept up with arrivals, latency did not keep growing, and few requests
+    failed (see the module doc)."""
     if s.offered_rps is None or s.completion_rps is None or s.stopped:
         return False
+    if s.e2e_growth is not None and s.e2e_growth > MAX_GROWTH:
+        return False
     return s.completion_rps >= KEEP_UP * s.offered_rps and s.error_rate <= MAX_ERRORS
+
+
+def e2e_growth(e2e_in_send_order: Sequence[float]) -> float | None:
+    """Median E2E of a level's later half / its earlier half: a queue that keeps growing
+    makes each request wait longer than the one before (None with fewer than 4)."""
+    n = len(e2e_in_send_order)
+    if n < 4:
+        return None
+    early = sorted(e2e_in_send_order[: n // 2])
+    late = sorted(e2e_in_send_order[n // 2 :])
+    first = early[len(early) // 2]
+    return round(late[len(late) // 2] / first, 4) if first > 0 else None
 
 
 def summarise(levels: Sequence[LevelStats]) -> SweepResult | None:
@@ -61,13 +81,22 @@ def summarise(levels: Sequence[LevelStats]) -> SweepResult | None:
         return None
     sync, top = by_id.get(PREFIX + SYNC), by_id.get(PREFIX + MAX)
     steps = [s for s in levels if s.level.startswith(PREFIX) and s.rate is not None]
-    # The realised arrival rate, not the nominal one: a few seeded Poisson arrivals can
-    # realise well under the rate asked for, and only what arrived was sustained.
-    held = [s.offered_rps for s in steps if s.sustained and s.offered_rps is not None]
+    # The steps from the bottom up to the first that failed: a higher step that passes
+    # after one that failed is noise (too few requests), not capacity. And the realised
+    # arrival rate, not the nominal: only what arrived was sustained.
+    held: list[float] = []
+    for s in sorted(steps, key=lambda s: s.rate or 0.0):
+        if not s.sustained or s.offered_rps is None:
+            break
+        held.append(s.offered_rps)
+    above = [
+        s.level for s in steps if s.sustained and (s.offered_rps or 0.0) > max(held, default=0.0)
+    ]
     return SweepResult(
         sync_rps=sync.requests_per_s if sync else None,
         max_rps=top.requests_per_s if top else None,
         max_concurrency=top.concurrency if top else None,
         rates=[s.rate for s in steps if s.rate is not None],
         sustained_rps=max(held) if held else None,
+        unsettled=above,
     )

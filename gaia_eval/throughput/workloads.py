@@ -112,6 +112,10 @@ def triage_workload(max_tokens: int | None = None) -> Workload:
     return Workload("triage", items, _digest(items), triage=True)
 
 
+def _as_lengths(n: int | Lengths) -> Lengths:
+    return n if isinstance(n, Lengths) else Lengths("fixed", n)
+
+
 def chat_prompt(i: int, words: int, rng: random.Random) -> str:
     """The chat workload's prompt `i`: a unique opening, then `words` - 12 story words."""
     body = " ".join(rng.choice(_VOCAB) for _ in range(max(1, words - 12)))
@@ -131,10 +135,8 @@ def chat_workload(
     cannot serve one prompt from another) asking for `max_tokens` tokens of story, each a
     length or a distribution drawn per request (seeded); `ignore_eos` asks the server
     (vLLM, llama.cpp) to generate exactly that many."""
-    ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
-    if input_tokens is not None:
-        ins = input_tokens  # words for now: `fit_tokens` refits them with the tokenizer
-    outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
+    # In tokens: drawn as words for now, `fit_tokens` refits them with the tokenizer.
+    ins, outs = input_tokens or _as_lengths(input_words), _as_lengths(max_tokens)
     rng = random.Random(seed)
     # Lengths from a stream of their own: a fixed length draws nothing, so the prompts of
     # a fixed-length run stay the ones every earlier run sent.
@@ -295,8 +297,7 @@ def prefix_workload(
     """Prompts sharing one long system prefix of `prefix_words` words, each with a question
     of its own: a server's prefix cache serves the shared part after the first request,
     and TTFT shows it (compare `--prompt-cache on` and `off`)."""
-    ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
-    outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
+    ins, outs = _as_lengths(input_words), _as_lengths(max_tokens)
     rng = random.Random(seed)
     system = f"You are a storyteller. Keep to these notes: {_story(rng, prefix_words - 8)}"
     lengths = random.Random(seed + 1)
@@ -339,8 +340,7 @@ def multiturn_workload(
     turn by turn across them (every conversation's first turn, then every second turn):
     closed loop at a concurrency up to the block's conversation count, a conversation's
     next turn is sent only after its previous one finished."""
-    ins = input_words if isinstance(input_words, Lengths) else Lengths("fixed", input_words)
-    outs = max_tokens if isinstance(max_tokens, Lengths) else Lengths("fixed", max_tokens)
+    ins, outs = _as_lengths(input_words), _as_lengths(max_tokens)
     rng = random.Random(seed)
     lengths = random.Random(seed + 1)
     items: list[WorkItem] = []
