@@ -103,6 +103,16 @@ def test_the_sweep_answers_with_the_unbroken_run_from_the_bottom() -> None:
     none = sweep.summarise([*probes[:1], step(1, 1.0, False)])
     assert none is not None and none.sustained_rps is None
     assert sweep.rates(1.0, 3.0, 3) == [1.0, 2.3, 3.6]
+    # With --slo, a rate served too slowly for the objectives is not sustained.
+    from gaia_eval.throughput.models import Goodput
+
+    fast = LevelStats.model_construct(
+        offered_rps=2.0, completion_rps=2.0, e2e_growth=1.0, stopped=None, error_rate=0.0
+    )
+    slow = fast.model_copy(
+        update={"goodput": Goodput(slo={"ttft_ms": 1}, met=1, share=0.5, output_tokens_per_s=1)}
+    )
+    assert sweep.sustained(fast) and not sweep.sustained(slow)
     # A queue that keeps growing: each request waits longer than the one before.
     assert sweep.e2e_growth([100, 110, 105, 300, 400, 500]) == pytest.approx(400 / 105, rel=1e-3)
     assert sweep.e2e_growth([100, 200]) is None

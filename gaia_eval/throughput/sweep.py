@@ -7,7 +7,8 @@ first to 1.2 times the second, so the top level overloads the server and the cur
 its knee. A level sustained its rate when the server completed requests as fast as they
 arrived (completion rate >= 90% of the realised arrival rate), its latency did not keep
 growing (the later half's median E2E within 1.5x the earlier half's) and at most 5% of its
-requests failed. The sweep's answer is the realised arrival rate of the highest step in the
+requests failed; with `--slo`, also >= 90% of its requests met every objective. The sweep's
+answer is the realised arrival rate of the highest step in the
 unbroken run of sustained steps from the bottom; a sustained step above a failed one is
 named as unsettled (more requests per level would settle it).
 """
@@ -59,6 +60,8 @@ def sustained(s: LevelStats) -> bool:
         return False
     if s.e2e_growth is not None and s.e2e_growth > MAX_GROWTH:
         return False
+    if s.goodput is not None and s.goodput.share < KEEP_UP:
+        return False  # --slo: a rate served too slowly for the objectives is not sustained
     return s.completion_rps >= KEEP_UP * s.offered_rps and s.error_rate <= MAX_ERRORS
 
 
