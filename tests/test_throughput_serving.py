@@ -234,9 +234,16 @@ def test_sharegpt_rows_give_the_first_turn_and_the_reply_length(stub: str, tmp_p
     assert res["header"]["tier"] == "sharegpt:sharegpt.json"
     got = {r["item"]: r for r in res["items"][0]["result"]["requests"]}
     assert set(got) == {"a", "c"}  # b has no reply to size the answer
-    assert got["a"]["max_tokens"] == 18  # 13 words x 4/3, rounded up
-    assert got["c"]["max_tokens"] == 2
-    assert got["a"]["output_tokens"] == 18
+    # Each reply counted by the server's tokenizer (the stub's counts words), as vLLM's
+    # ShareGPT dataset counts it with the model's.
+    assert res["setup"]["server"]["reply_token_counter"] == "server /tokenize"
+    assert got["a"]["max_tokens"] == 13 and got["c"]["max_tokens"] == 1
+    assert got["a"]["output_tokens"] == 13
+    # Where nothing can count tokens, the reply's words x 4/3 (rounded up) stand in.
+    from gaia_eval.throughput.workloads import jsonl_workload
+
+    items = {i.id: i for i in jsonl_workload(path).items}
+    assert items["a"].max_tokens == 18 and items["c"].max_tokens == 2
 
 
 def test_a_bad_sharegpt_row_names_its_line(

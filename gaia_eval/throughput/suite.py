@@ -21,9 +21,11 @@ from gaia_eval.throughput.report import REPORT
 from gaia_eval.throughput.summary import summarise
 from gaia_eval.throughput.workloads import (
     Workload,
+    fit_replies,
     fit_tokens,
     nonce_lead,
     request_body,
+    sized_by_replies,
     wants_tokens,
 )
 
@@ -149,6 +151,14 @@ class BenchmarkSuite(Suite):
                 raise InvalidInputError(msg)
             c.workload = fit_tokens(c.workload, self._tokenizer, nonce_lead(nonce))
             input_counter = c.tokenizer_spec or "server /tokenize"
+        reply_counter = None
+        if sized_by_replies(c.workload):
+            # ShareGPT: each answer as long as its recorded reply, in the server's tokens
+            # where it can count them (words x 4/3 otherwise, as the rows were read).
+            reply_counter = "words x 4/3"
+            if self._tokenizer is not None:
+                c.workload = fit_replies(c.workload, self._tokenizer)
+                reply_counter = c.tokenizer_spec or "server /tokenize"
         cache = {} if c.prompt_cache is None else {"cache_prompt": c.prompt_cache}
         self._requests = [
             builder.build_request(request_body(item, api, target.model, nonce) | cache)
@@ -162,6 +172,7 @@ class BenchmarkSuite(Suite):
         ctx.setup["server"] = {
             "chunk_token_counter": counter,
             "input_token_counter": input_counter,
+            "reply_token_counter": reply_counter,
             "prompt_nonce": nonce,
             "endpoint": target.endpoint.url,
             "api": api,

@@ -64,6 +64,9 @@ class WorkItem:
     """words, or tokens (`--input-tokens`)."""
     turn: int | None = None
     """Multi-turn: the conversation's turn this request sends (1 = its first)."""
+    reply: str | None = None
+    """ShareGPT: the recorded reply whose length sets max_tokens (recounted in tokens by the
+    server's tokenizer at set-up, where it has one)."""
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,9 @@ def _sharegpt(where: str, row: dict[str, Any], max_tokens: int | None) -> WorkIt
         messages.append({"role": role, "content": t["value"]})
     if not any(m["role"] == "user" for m in messages):
         return None
+    if max_tokens is None and (reply is None or not reply.split()):
+        return None
+    sized_by_reply = reply is not None and max_tokens is None
     if max_tokens is None:
         if reply is None or not reply.split():
             return None
@@ -237,6 +243,7 @@ def _sharegpt(where: str, row: dict[str, Any], max_tokens: int | None) -> WorkIt
         id=str(row.get("id", where.rsplit(" ", 1)[-1])),
         messages=messages,
         max_tokens=max_tokens,
+        reply=reply if sized_by_reply else None,
     )
 
 
@@ -278,6 +285,20 @@ def fit_tokens(workload: Workload, count: Callable[[str], int], lead: str = "") 
         got = count(lead + prompt)
         items.append(replace(item, messages=[{"role": "user", "content": prompt}], input_len=got))
     return replace(workload, items=items)
+
+
+def fit_replies(workload: Workload, count: Callable[[str], int]) -> Workload:
+    """ShareGPT items' max_tokens recounted as their replies' tokens by `count` (the server's
+    tokenizer), as vLLM's ShareGPT dataset counts them, instead of words x 4/3."""
+    items = [
+        replace(item, max_tokens=max(1, count(item.reply))) if item.reply else item
+        for item in workload.items
+    ]
+    return replace(workload, items=items)
+
+
+def sized_by_replies(workload: Workload) -> bool:
+    return any(i.reply for i in workload.items)
 
 
 def wants_tokens(workload: Workload) -> bool:
