@@ -451,6 +451,16 @@ def test_log_histogram_marks_the_decades() -> None:
     assert svg.count("<rect") == 24
 
 
+def test_close_measured_x_values_do_not_overprint_their_labels() -> None:
+    from gaia_eval.core.charts import lines
+
+    # A sweep's probe and first step complete about the same requests/s.
+    svg = lines({"TTFT p50": [(3.9167, 20.0), (3.9164, 23.0), (6.1757, 25.0), (7.6269, 270.0)]})
+    assert ">3.916<" in svg and ">6.176<" in svg and ">7.627<" in svg
+    assert ">3.917<" not in svg  # within 40 px of its neighbour: left out
+    assert ">1<" in lines({"a": [(1.0, 1.0), (2.0, 2.0)]})  # whole numbers stay whole
+
+
 def test_a_run_that_measured_nothing_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -199,9 +199,14 @@ def lines(
             f'stroke="{colour}" stroke-width="2"/>'
             f'<text x="{right + 36}" y="{ly}" fill="{colour}">{_esc(name)}</text>'
         )
+    last = -1e9
     for x in sorted({p[0] for p in points}):
+        if px(x) - last < 40:
+            continue  # measured x values can sit close together: labels must not overlap
+        last = px(x)
+        label = f"{x:g}" if x == int(x) else f"{x:.4g}"
         parts.append(
-            f'<text x="{px(x):.1f}" y="{height - pad + 14}" text-anchor="middle">{x:g}</text>'
+            f'<text x="{px(x):.1f}" y="{height - pad + 14}" text-anchor="middle">{label}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
