@@ -48,21 +48,23 @@ def _bad(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 
 def test_sweep_finds_the_rate_a_two_slot_server_sustains(two_slots: str, tmp_path: Path) -> None:
-    # Each request holds a slot ~85 ms (30 ms to the first token, 11 gaps of 5 ms): two
-    # slots serve about 23 requests/s, one request at a time about 11.
+    # Each request holds a slot ~170 ms (60 ms to the first token, 11 gaps of 10 ms): two
+    # slots serve about 11.7 requests/s, one request at a time about 5.9. Timings this long
+    # keep a loaded machine's scheduling jitter small beside them.
     code, res = _run(
-        tmp_path / "run", "--model", f"openai:{two_slots}/v1#custom:ttft_ms=30,gap_ms=5,chunks=12",
-        "--sweep", "4", "--arrivals", "constant", "--requests", "30", "--warmup", "0",
+        tmp_path / "run", "--model", f"openai:{two_slots}/v1#custom:ttft_ms=60,gap_ms=10,chunks=12",
+        "--sweep", "4", "--requests", "24", "--warmup", "0",
     )  # fmt: skip
     assert code == 0
     levels = {lv["level"]: lv for lv in res["summary"]["levels"]}
     assert list(levels) == ["sweep-sync", "sweep-max", "sweep-1", "sweep-2", "sweep-3", "sweep-4"]
+    assert all(levels[f"sweep-{k}"]["arrivals"] == "constant" for k in range(1, 5))  # default
     assert levels["sweep-sync"]["concurrency"] == 1
     assert levels["sweep-max"]["concurrency"] == 4  # twice the slots /props publishes
     found = res["summary"]["sweep"]
     sync, top = levels["sweep-sync"]["requests_per_s"], levels["sweep-max"]["requests_per_s"]
     assert found["sync_rps"] == sync and found["max_rps"] == top
-    assert 5 < sync < 12.5 and sync * 1.5 < top < 24
+    assert 2 < sync < 6.2 and sync * 1.4 < top < 12
     rates = [levels[f"sweep-{k}"]["rate"] for k in range(1, 5)]
     assert rates == found["rates"]
     assert rates[0] == pytest.approx(sync, rel=1e-3) and rates[-1] == pytest.approx(
@@ -72,9 +74,11 @@ def test_sweep_finds_the_rate_a_two_slot_server_sustains(two_slots: str, tmp_pat
     # slots can serve: the queue grows, completions fall behind arrivals.
     assert levels["sweep-1"]["sustained"] is True
     assert levels["sweep-4"]["sustained"] is False
-    assert levels["sweep-4"]["completion_rps"] < 0.9 * levels["sweep-4"]["offered_rps"]
+    top_step = levels["sweep-4"]
+    behind = top_step["completion_rps"] < 0.9 * top_step["offered_rps"]
+    assert behind or top_step["e2e_growth"] > 1.5, top_step
     held = found["sustained_rps"]
-    assert held is not None and rates[0] <= held < rates[-1]
+    assert held is not None and rates[0] * 0.999 <= held < rates[-1]
     assert levels["sweep-4"]["ttft_ms"]["p99"] > levels["sweep-1"]["ttft_ms"]["p99"]
     report = (tmp_path / "run" / "report.md").read_text()
     assert (
@@ -293,8 +297,8 @@ def test_server_timings_sit_beside_the_clients(two_slots: str, tmp_path: Path) -
 # ---- 4. multi-turn and shared-prefix workloads ------------------------------------------
 
 
-_PREFILL = "custom:ttft_ms=5,gap_ms=1,chunks=4,prefill_ms_per_token=0.5"
-"""A stub that spends 0.5 ms per prompt token its prefix cache does not hold."""
+_PREFILL = "custom:ttft_ms=5,gap_ms=1,chunks=4,prefill_ms_per_token=1"
+"""A stub that spends 1 ms per prompt token its prefix cache does not hold."""
 
 
 def test_a_shared_prefix_is_served_from_the_cache_unless_it_is_off(
@@ -315,7 +319,7 @@ def test_a_shared_prefix_is_served_from_the_cache_unless_it_is_off(
     # The shared ~400-word prefix comes from the cache (after the warmup's request)...
     assert all(r["cached_tokens"] > 350 for r in rows_on)
     assert all(r["cached_tokens"] == 0 for r in rows_off)
-    # ...so prefill is a few ms instead of ~0.5 ms x 430 tokens.
+    # ...so prefill is a few ms instead of ~1 ms x 430 tokens.
     assert lv_off["ttft_ms"]["p50"] > 150
     assert lv_on["ttft_ms"]["p50"] < lv_off["ttft_ms"]["p50"] / 3
     assert lv_on["server_timing"]["cached_prompt_tokens"] > 6 * 350
@@ -346,8 +350,8 @@ def test_multiturn_conversations_grow_and_the_cache_keeps_ttft(stub: str, tmp_pa
     assert cached[1] > 0.5 * prompts[0]  # turn 2 starts with turn 1's whole prompt
     assert cached[3] > 0.6 * prompts[3]
     # Only one turn's worth (the last answer and the new question) is prefilled: TTFT
-    # stays under half of what the whole grown prompt would cost at 0.5 ms a token.
-    assert turns[3]["ttft_ms"]["p50"] < 0.5 * 0.5 * prompts[3]
+    # stays under half of what the whole grown prompt would cost at 1 ms a token.
+    assert turns[3]["ttft_ms"]["p50"] < 0.5 * prompts[3]
     report = (tmp_path / "run" / "report.md").read_text()
     assert "Multi-turn: each turn's prompt holds the turns before it" in report
 
