@@ -123,6 +123,8 @@ class AgentSuite(Suite):
         c = self.cfg
         ctx.setup.update(c.setup_record)
         ctx.setup["categories"] = {s.scenario.id: s.scenario.category for s in self._tiered()}
+        # The release scorecard's urgent_recall counts the critical and high ones.
+        ctx.setup["severities"] = {s.scenario.id: s.scenario.severity for s in self._tiered()}
         if c.only or c.categories:
             ctx.setup["scenario_filter"] = {
                 "scenarios": list(c.only),

@@ -76,7 +76,7 @@ def variance_stats(values: Sequence[float]) -> dict[str, float | int]:
             "ci95_half_width": 0.0,
         }
     m = mean(values)
-    sd = math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - 1)) if n >= 2 else 0.0
+    sd = stdev(values)
     return {
         "n": n,
         "mean": round(m, 6),
@@ -262,7 +262,7 @@ def paired(
         # When no item moved, the paired SD is 0 and says nothing about what could have
         # been seen: the unpaired SD (sqrt 2 x the baseline items' SD) stands in, the
         # change an unpaired comparison would detect (larger, so it errs conservative).
-        sd = _sd(diffs) or math.sqrt(2) * _sd(
+        sd = stdev(diffs) or math.sqrt(2) * stdev(
             _item_diffs([0.0] * len(baseline), baseline, clusters)
         )
         mde = mde_continuous(n, sd, alpha)
@@ -307,7 +307,8 @@ def _cluster_mean(values: Sequence[float], clusters: Sequence[int] | None) -> fl
     )
 
 
-def _sd(values: Sequence[float]) -> float:
+def stdev(values: Sequence[float]) -> float:
+    """The sample standard deviation (n - 1); 0 for fewer than two values."""
     if len(values) < 2:
         return 0.0
     m = math.fsum(values) / len(values)
