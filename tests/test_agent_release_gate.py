@@ -201,6 +201,7 @@ def test_bad_cards_and_flags_are_exit_2(
         ("---\ntier: [\n---\n", "not YAML"),
         ("---\ntier: smoke\n---\n", "field definition_digest"),
         ("---\n- 1\n---\n", "must be a mapping"),
+        ("---\naggregate: {value: .nan}\n---\n", "field aggregate.value is nan"),
     ):
         bad.write_text(text)
         code, out = _gate(capsys, bad)

@@ -11,6 +11,7 @@ for people: the same numbers and the categories.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -224,6 +225,7 @@ def parse_card(text: str, where: str) -> ReleaseCard:
     if not isinstance(data, dict):
         msg = f"{where}: the front matter must be a mapping"
         raise InvalidInputError(msg)
+    _finite(data, where, "")
     from pydantic import ValidationError
 
     try:
@@ -236,6 +238,19 @@ def parse_card(text: str, where: str) -> ReleaseCard:
             "`gaia-eval agent --release-card RUN`"
         )
         raise InvalidInputError(msg) from None
+
+
+def _finite(value: object, where: str, field: str) -> None:
+    """A NaN or an infinity would compare false against every bar: refuse it (exit 2)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        msg = f"{where}: field {field or '(top level)'} is {value}, not a finite number"
+        raise InvalidInputError(msg)
+    if isinstance(value, dict):
+        for key, v in value.items():
+            _finite(v, where, f"{field}.{key}" if field else str(key))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _finite(v, where, f"{field}.{i}")
 
 
 def read_card(path: Path) -> ReleaseCard:
