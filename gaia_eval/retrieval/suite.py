@@ -30,7 +30,6 @@ from gaia_eval.retrieval.runner import (
 from gaia_eval.retrieval.systems import SystemMaker
 
 if TYPE_CHECKING:
-    from gaia_eval.core.results import Envelope, Header
     from gaia_eval.llm.local_server import LocalServerInfo
     from gaia_eval.llm.spec import ModelSpec
 
@@ -47,6 +46,8 @@ class RagSuite(RagRun):
     concurrent_items: ClassVar[bool] = True
     gate = GATE
     report = REPORT
+    summarise = summary.summarise
+    comparable_fields = staticmethod(comparable_fields)
 
     def default_jobs(self) -> int:
         """1 without an answer model (retrieval is CPU-bound); with one, the model's fit."""
@@ -262,11 +263,3 @@ class RagSuite(RagRun):
         return out
 
     # ---- reading results (files alone): summary.py, gate.py, report.py ---------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> BaseModel:
-        return summary.summarise(env)
-
-    @classmethod
-    def comparable_fields(cls, header: Header) -> dict[str, Any]:
-        return comparable_fields(header)
