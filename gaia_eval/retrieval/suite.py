@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from gaia_eval.llm.spec import ModelSpec
 
 
+def _hard_case(name: str, run: Any) -> Item:
+    """A hard case's item: its id and definition say only its name."""
+    return Item(f"{summary.HARD_PREFIX}{name}", definition=["hard_case", name], payload=run)
+
+
 class RagSuite(RagRun):
     """Document retrieval: is the labelled evidence found, by which pipeline, at what cost."""
 
@@ -228,36 +233,21 @@ class RagSuite(RagRun):
                 for tier in self.scale_plan.tiers
             ]
         if self.hard_cases:
-            out += [
-                Item(
-                    f"{summary.HARD_PREFIX}{fn.__name__}",
-                    definition=["hard_case", fn.__name__],
-                    payload=fn,
-                )
-                for fn in hard_cases.PR_CASES
-            ]
+            out += [_hard_case(fn.__name__, fn) for fn in hard_cases.PR_CASES]
             if self.answer_model is not None:
                 out.append(
-                    Item(
-                        f"{summary.HARD_PREFIX}prompt_injection",
-                        definition=["hard_case", "prompt_injection"],
-                        payload=partial(answer_cases.prompt_injection, model=self.answer_model),
+                    _hard_case(
+                        "prompt_injection",
+                        partial(answer_cases.prompt_injection, model=self.answer_model),
                     )
                 )
             if self.near_duplicates is not None:
-                out.append(
-                    Item(
-                        f"{summary.HARD_PREFIX}near_duplicate_filings",
-                        definition=["hard_case", "near_duplicate_filings"],
-                        payload=partial(self._near_duplicates),
-                    )
-                )
+                out.append(_hard_case("near_duplicate_filings", partial(self._near_duplicates)))
                 if self.answer_model is not None:
                     out.append(
-                        Item(
-                            f"{summary.HARD_PREFIX}query_history_leak",
-                            definition=["hard_case", "query_history_leak"],
-                            payload=partial(full_cases.query_history_leak, model=self.answer_model),
+                        _hard_case(
+                            "query_history_leak",
+                            partial(full_cases.query_history_leak, model=self.answer_model),
                         )
                     )
         return out

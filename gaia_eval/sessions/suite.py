@@ -134,7 +134,8 @@ class SessionsSuite(Suite):
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
 
     def run_item(self, item: Item, ctx: RunContext) -> CaseResult:
-        from gaia_eval.agents.isolation import agent_env, run_capped
+        from gaia_eval.agents.isolation import agent_env
+        from gaia_eval.agents.run import run_agent
         from gaia_eval.sessions.judge import judge
         from gaia_eval.sessions.workspace import prepare
 
@@ -147,29 +148,15 @@ class SessionsSuite(Suite):
         agent_dir = base / "agent"
         agent_dir.mkdir(parents=True, exist_ok=True)
         plan, context_replay = self._launch(case, workdir, agent_dir)
-        stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
-        try:
-            done = run_capped(
-                plan.argv,
-                cwd=workdir,
-                env=agent_env(),
-                timeout_s=self.run_timeout_s,
-                stdout=stdout,
-                stderr=stderr,
-                stdin=plan.stdin,
-            )
-        except OSError as err:
-            msg = f"harness {self.harness.name} could not start {plan.argv[0]!r}: {err}"
-            raise InfrastructureError(msg) from err
-        outcome = self.harness.collect(agent_dir, stdout, stderr)
+        outcome, done = run_agent(
+            self.harness, task_id=case.id, prompt=case.prompt, project=workdir,
+            agent_dir=agent_dir, max_steps=MAX_STEPS, env=agent_env(),
+            timeout_s=self.run_timeout_s, plan=plan,
+        )  # fmt: skip
         if outcome.error_kind == "unavailable":
             msg = f"the agent's model backend was unavailable: {outcome.error}"
             raise InfrastructureError(msg)
         error = outcome.error
-        if done.timed_out and not error:
-            error = f"cut off at the {self.run_timeout_s:g}s cap"
-        elif done.returncode != 0 and not error:
-            error = f"agent exited with status {done.returncode}"
         verdict = judge(self.judge_spec, case.prompt, case.reference, outcome.answer)
         return CaseResult(
             case=case.id,
