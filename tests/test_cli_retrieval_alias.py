@@ -114,3 +114,20 @@ def test_the_old_command_line_runs_a_rag_suite(tmp_path: Path) -> None:
     env = load_envelope(out / "results.json", suite="retrieval-rag")
     assert env.header.complete and env.items
     assert env.header.run.argv[:3] == ["retrieval", "--component", "rag"]
+
+
+def _registered_retrieval_lines() -> list[list[str]]:
+    from gaia_eval.core.suite import _registry, runs
+
+    lines = [list(r.argv) for r in runs().values()]
+    for row in _registry().get("suite", {}).values():
+        lines += [list(v) for v in row.get("gate_argv", {}).values()]
+    return [argv for argv in lines if argv[:1] == ["retrieval"]]
+
+
+@pytest.mark.parametrize("argv", _registered_retrieval_lines(), ids=" ".join)
+def test_every_registered_retrieval_line_parses(argv: list[str]) -> None:
+    """The nox sessions' and the baseline listing's command lines (core/suites.toml)."""
+    ns = _parse(argv)
+    (cell,) = ns._run.__closure__
+    assert cell.cell_contents is {"rag": RAG, "code": CODE}[argv[2]]
