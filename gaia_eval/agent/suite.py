@@ -4,7 +4,7 @@ the report; one scenario's run (the agent, the driver, the judge) is runner.py's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from gaia_eval.agent.gate import GATE
 from gaia_eval.agent.models import ScenarioResult
@@ -28,6 +28,7 @@ class AgentSuite(Suite):
 
     gate = GATE
     report = REPORT
+    summarise = build
 
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
@@ -139,10 +140,6 @@ class AgentSuite(Suite):
         return self._runner.run(loaded, repeat)
 
     # ---- reading results --------------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> Any:
-        return build(env)
 
     @classmethod
     def unmeasured_reason(cls, env: Envelope) -> str | None:
