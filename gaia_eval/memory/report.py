@@ -11,7 +11,7 @@ from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, 
 from gaia_eval.core.results import Envelope
 from gaia_eval.memory.gate import fixed
 from gaia_eval.memory.models import ScenarioResult
-from gaia_eval.memory.summary import MemorySummary, Metrics, pct
+from gaia_eval.memory.summary import MemorySummary, Metrics, pct, scenario_results
 
 _STATE_COLOUR = {"current": "#109618", "superseded": "#999999", "forgotten": "#dc3912"}
 _MAX_ROWS = 60
@@ -195,11 +195,6 @@ def _repeats(s: MemorySummary) -> Section | None:
             Table(["metric", "mean", "stdev", "min", "max", "repeats"], rows),
         ],
     )
-
-
-def scenario_results(env: Envelope) -> list[ScenarioResult]:
-    """The scenario results of an envelope's measured items."""
-    return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
 
 
 def headline(env: Envelope) -> list[tuple[str, str]]:

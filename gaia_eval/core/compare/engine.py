@@ -11,7 +11,7 @@ setting naming a dataset, a digest or a rubric; a difference there is NotCompara
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,16 +127,19 @@ def _ref(side: Side) -> RunRef:
     )
 
 
-def _rows(
-    before: ItemMetric, after: ItemMetric, units: Sequence[str]
+def paired_rows(
+    before: Mapping[str, Sequence[float]],
+    after: Mapping[str, Sequence[float]],
+    units: Sequence[str],
 ) -> tuple[list[float], list[float], list[int]]:
-    """Paired rows and each row's unit: repeats pair row by row when both runs have the same
-    count, else each side collapses to its mean (the unit's difference is the same)."""
+    """Paired rows (unit -> one value per repeat on each side) and each row's unit, for
+    stats.paired: repeats pair row by row when both runs have the same count, else each
+    side collapses to its mean (the unit's difference is the same)."""
     b_rows: list[float] = []
     c_rows: list[float] = []
     clusters: list[int] = []
     for i, unit in enumerate(units):
-        b, c = before.values[unit], after.values[unit]
+        b, c = list(before[unit]), list(after[unit])
         if len(b) != len(c):
             b, c = [math.fsum(b) / len(b)], [math.fsum(c) / len(c)]
         b_rows += b
@@ -183,7 +186,7 @@ def compare(
             if b.values or a.values:  # a metric neither run measured is simply absent
                 notes.append(f"metric {name!r}: no item is measured in both runs")
             continue
-        b_rows, c_rows, clusters = _rows(b, a, units)
+        b_rows, c_rows, clusters = paired_rows(b.values, a.values, units)
         res = stats.paired(
             b_rows, c_rows, b.kind, clusters=clusters, alpha=alpha, resamples=resamples, seed=seed
         )
