@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gaia_eval.core import gate as gate_engine
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
+from gaia_eval.core.gate_stats import GateMode
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import Envelope, ItemRecord, load_envelope
 from gaia_eval.core.results_io import write_json, write_text
@@ -200,6 +201,7 @@ def merge(
     baseline: Path | None = None,
     baseline_label: str | None = None,
     tolerance: float | None = None,
+    gate_mode: GateMode = "tolerance",
 ) -> tuple[Envelope, dict[str, Path], type[Suite]]:
     """Merge run folders into `out` (results.json, items.jsonl, report.md, report.html)."""
     check_out_dir(out, resuming=False)
@@ -208,7 +210,12 @@ def merge(
     if baseline is not None:
         label = baseline_label or str(baseline)
         env.verdict = gate_engine.compare(
-            cls, load_baseline(baseline, label, cls), env, tolerance=tolerance, label=label
+            cls,
+            load_baseline(baseline, label, cls),
+            env,
+            tolerance=tolerance,
+            label=label,
+            mode=gate_mode,
         )
     for rec in env.items:
         append_record(out / ITEM_LOG, rec)

@@ -49,6 +49,7 @@ from gaia_eval.core.errors import (
     disk_full,
     exit_code_for,
 )
+from gaia_eval.core.gate_stats import GateMode
 from gaia_eval.core.heartbeat import Heartbeat
 from gaia_eval.core.lock import eval_lock
 from gaia_eval.core.progress import estimate_line, live, note, track
@@ -136,6 +137,8 @@ class RunRequest:
     baseline: Path | None = None
     baseline_label: str | None = None
     tolerance: float | None = None
+    gate_mode: GateMode = "tolerance"
+    """--gate-mode: `tolerance` or `significance` (core.gate_stats)."""
     only: Sequence[str] | None = None
     """Run only these item ids (a filtered run: labelled as such, gated on these)."""
     keep_temp: bool = False
@@ -997,7 +1000,12 @@ def _finish(
     if state.baseline is not None:
         try:
             env.verdict = gate_engine.compare(
-                cls, state.baseline, env, tolerance=state.req.tolerance, label=label
+                cls,
+                state.baseline,
+                env,
+                tolerance=state.req.tolerance,
+                label=label,
+                mode=state.req.gate_mode,
             )
         except NotComparableError as err:
             refusal = err

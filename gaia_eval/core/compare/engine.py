@@ -18,7 +18,7 @@ from typing import Any
 
 from gaia_eval.core import baselines, stats
 from gaia_eval.core.compare.distributions import compare_distributions
-from gaia_eval.core.compare.metrics import ItemMetric, item_metrics
+from gaia_eval.core.compare.metrics import ItemMetric, item_metrics, paired_rows
 from gaia_eval.core.compare.models import (
     Change,
     Comparison,
@@ -127,24 +127,6 @@ def _ref(side: Side) -> RunRef:
     )
 
 
-def _rows(
-    before: ItemMetric, after: ItemMetric, units: Sequence[str]
-) -> tuple[list[float], list[float], list[int]]:
-    """Paired rows and each row's unit: repeats pair row by row when both runs have the same
-    count, else each side collapses to its mean (the unit's difference is the same)."""
-    b_rows: list[float] = []
-    c_rows: list[float] = []
-    clusters: list[int] = []
-    for i, unit in enumerate(units):
-        b, c = before.values[unit], after.values[unit]
-        if len(b) != len(c):
-            b, c = [math.fsum(b) / len(b)], [math.fsum(c) / len(c)]
-        b_rows += b
-        c_rows += c
-        clusters += [i] * len(b)
-    return b_rows, c_rows, clusters
-
-
 def _unit_means(metric: ItemMetric, units: Sequence[str]) -> list[float]:
     return [math.fsum(metric.values[u]) / len(metric.values[u]) for u in units]
 
@@ -183,7 +165,7 @@ def compare(
             if b.values or a.values:  # a metric neither run measured is simply absent
                 notes.append(f"metric {name!r}: no item is measured in both runs")
             continue
-        b_rows, c_rows, clusters = _rows(b, a, units)
+        b_rows, c_rows, clusters = paired_rows(b, a, units)
         res = stats.paired(
             b_rows, c_rows, b.kind, clusters=clusters, alpha=alpha, resamples=resamples, seed=seed
         )

@@ -66,6 +66,25 @@ def collect(
 _MAX_NAMED = 12
 
 
+def paired_rows(
+    before: ItemMetric, after: ItemMetric, units: Sequence[str]
+) -> tuple[list[float], list[float], list[int]]:
+    """Paired rows of `units` (measured in both) and each row's unit: repeats pair row by
+    row when both runs have the same count, else each side collapses to its mean (the
+    unit's difference is the same)."""
+    b_rows: list[float] = []
+    c_rows: list[float] = []
+    clusters: list[int] = []
+    for i, unit in enumerate(units):
+        b, c = before.values[unit], after.values[unit]
+        if len(b) != len(c):
+            b, c = [math.fsum(b) / len(b)], [math.fsum(c) / len(c)]
+        b_rows += b
+        c_rows += c
+        clusters += [i] * len(b)
+    return b_rows, c_rows, clusters
+
+
 def from_checks(gate: GateRules, env: Envelope) -> list[ItemMetric]:
     """The default: the gate's item checks as pass/fail metrics. With one check name that is
     the metric; with several, `checks passed` pools every (item, check), and (up to 12
