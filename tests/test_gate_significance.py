@@ -217,3 +217,26 @@ def test_gate_mode_flag_exit_codes_and_unlike_run_exits_3(tmp_path: Path) -> Non
     assert load_envelope(tmp_path / "noisy").verdict.mode == "significance"  # type: ignore[union-attr]
     assert _process(tmp_path, "unlike", _noisy_drop(), *sig, "--knob", "b") == 3
     assert _process(tmp_path, "bad", _base(), *gate, "--gate-mode", "loose") == 2
+
+
+@pytest.mark.parametrize(
+    ("suite", "name", "words"),
+    [
+        # Every shipped baseline has item records (the old-format files' converters keep
+        # them): a run against itself is the paired change 0, p = 1.
+        ("retrieval", "pr", "within tolerance; not a significant drop (p=1.0000)"),
+        ("code-retrieval", "offline", "within tolerance; not a significant drop (p=1.0000)"),
+        ("code", "reference-replay", "within tolerance; not a significant drop (p=1.0000)"),
+        ("agent", "smoke", "within tolerance; 4 paired items, too few to test (at least 10)"),
+    ],
+)
+def test_shipped_baselines_rows_against_themselves(suite: str, name: str, words: str) -> None:
+    from gaia_eval.core import baselines
+    from gaia_eval.core.suite import legacy_converters, suite_class
+
+    path = baselines.resolve(f"builtin:{suite}/{name}", suite)
+    env = load_envelope(path, legacy=legacy_converters())
+    cls = suite_class(env.header.suite)
+    verdict = compare(cls, env, env, tolerance=0)
+    assert verdict.passed and verdict.metrics
+    assert {m.significance for m in verdict.metrics} == {words}

@@ -5,7 +5,9 @@ scenario's worth, and a scenario that passed must still pass.
 
 from __future__ import annotations
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
+from gaia_eval.core.items import split_item_id
 from gaia_eval.core.results import Envelope
 
 JUDGED = ("PASS", "FAIL", "BLOCKED")
@@ -25,9 +27,20 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
     return out
 
 
+def item_values(env: Envelope) -> dict[str, ItemMetric]:
+    """The judged pass per scenario (its repeats resampled together), for the paired
+    interval and p-value of the judged_pass_rate row."""
+    out = ItemMetric("judged_pass_rate", "binary", gated=True)
+    for row in env.summary.get("scenarios", []):
+        if row["status"] in JUDGED:
+            out.add(split_item_id(str(row["id"]))[0], row["status"] == "PASS", str(row["id"]))
+    return {"judged_pass_rate": out}
+
+
 GATE = GateRules(
     metrics=(MetricRule("judged_pass_rate", absolute=0.0, widen_items=1.0),),
     checks=(CheckRule("pass"),),
     read_metrics=metrics,
     read_checks=checks,
+    read_item_values=item_values,
 )
