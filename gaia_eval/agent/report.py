@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gaia_eval.agent.scorecard import Scorecard
-from gaia_eval.core.report import Bullets, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import Bullets, Para, Report, Section, Table, fmt, share_ci
 from gaia_eval.core.results import Envelope
 
 
@@ -15,8 +15,16 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     card = Scorecard.model_validate(env.summary)
     s = card.summary
     out = [
-        ("pass rate", f"{_pct(s.pass_rate)} ({s.passed}/{s.total_scenarios})"),
-        ("judged pass rate", _pct(s.judged_pass_rate)),
+        (
+            "pass rate",
+            f"{_pct(s.pass_rate)}{share_ci(s.passed, s.total_scenarios, percent=True)} "
+            f"({s.passed}/{s.total_scenarios})",
+        ),
+        (
+            "judged pass rate",
+            _pct(s.judged_pass_rate)
+            + share_ci(s.passed, s.passed + s.failed + s.blocked, percent=True),
+        ),
         ("average score (FAIL capped at 5.99)", fmt(s.avg_score, 2)),
         (
             "unmeasured",

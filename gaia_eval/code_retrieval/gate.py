@@ -110,7 +110,7 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
     ]
 
 
-def _value(scores: Scores, metric: str) -> float | None:
+def query_value(scores: Scores, metric: str) -> float | None:
     """One query's value of a GATED summary metric (the summary's number is its mean)."""
     family, _, key = metric.partition("_")
     values = scores.files if family == "file" else scores.symbols
@@ -143,7 +143,7 @@ def item_values(env: Envelope) -> dict[str, ItemMetric]:
             out[f"{name}/semantic {m}"] = collect(
                 f"{name}/semantic {m}",
                 "continuous",
-                ((i, _value(q.semantic, m) if q.semantic else None, None) for i, q in rows),
+                ((i, query_value(q.semantic, m) if q.semantic else None, None) for i, q in rows),
                 gated=True,
             )
     return out

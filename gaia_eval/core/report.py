@@ -86,6 +86,30 @@ def fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def share_ci(passed: int, total: int, *, percent: bool = False, digits: int = 2) -> str:
+    """` [0.55, 0.79]` (` [55.0, 79.0]` with `percent`): the 95% Wilson interval of the
+    share passed / total, for a headline number; empty for no total."""
+    from gaia_eval.core.stats import wilson
+
+    if total < 1 or not 0 <= passed <= total:
+        return ""
+    low, high = wilson(passed, total)
+    if percent:
+        return f" [{low * 100:.1f}, {high * 100:.1f}]"
+    return f" [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def mean_ci(values: Sequence[float], digits: int = 2) -> str:
+    """` [0.41, 0.61]`: the 95% bootstrap interval of the mean of `values` (one per item),
+    for a headline number; empty for fewer than two values."""
+    from gaia_eval.core.stats import mean_interval
+
+    if len(values) < 2:
+        return ""
+    low, high = mean_interval(list(values), "continuous")
+    return f" [{low:.{digits}f}, {high:.{digits}f}]"
+
+
 # ---- the standard header -----------------------------------------------------------------
 
 

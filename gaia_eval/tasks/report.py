@@ -6,7 +6,16 @@ from __future__ import annotations
 import html
 
 from gaia_eval.core.charts import bars
-from gaia_eval.core.report import Block, Chart, Para, Report, Section, Table, run_folder
+from gaia_eval.core.report import (
+    Block,
+    Chart,
+    Para,
+    Report,
+    Section,
+    Table,
+    run_folder,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 from gaia_eval.llm.pricing import rate_card_date
 from gaia_eval.tasks.models import AXES, Scorecard, TaskResult, TasksSummary
@@ -47,7 +56,10 @@ def money(value: float | None, source: str | None) -> str:
 def headline(s: TasksSummary, out: str = "DIR") -> list[tuple[str, str]]:
     c = s.counts
     # Unmeasured first: an outage hidden in an average reads like a regression.
-    pairs = [("not measured", str(c.unmeasured)), ("passed", f"{c.passed}/{c.tasks}")]
+    pairs = [
+        ("not measured", str(c.unmeasured)),
+        ("passed", f"{c.passed}/{c.tasks}{share_ci(c.passed, c.tasks)}"),
+    ]
     if c.not_judged:
         # A --no-judge run decided nothing yet: "passed 0/1" would read as a failure.
         # passed/failed count only what was decided; the rest says how to decide it.
