@@ -12,6 +12,7 @@ browser.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -408,11 +409,21 @@ def _esc(text: str) -> str:
     return html.escape(scrub_text(text))
 
 
+# `[text](href)` with a relative href only (no scheme, so no `javascript:`): the links a
+# comparison makes to the records and reports beside it.
+_LINK = re.compile(r"\[([^\[\]]+)\]\(([A-Za-z0-9._~/#%-]+)\)")
+
+
+def _links(text: str) -> str:
+    return _LINK.sub(r'<a href="\2">\1</a>', text)
+
+
 def _inline(text: str) -> str:
-    """Escape, then render `code` and **bold** (the markdown our blocks use)."""
+    """Escape, then render `code`, **bold** and relative [links](path) (the markdown our
+    blocks use)."""
     out = _esc(text)
     parts = out.split("`")
-    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    out = "".join(f"<code>{p}</code>" if i % 2 else _links(p) for i, p in enumerate(parts))
     parts = out.split("**")
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 
