@@ -178,6 +178,20 @@ def test_significance_mode_clear_drop_fails_noisy_drop_passes(tmp_path: Path) ->
     assert "in significance mode" in (tmp_path / "noisy-sig" / "report.md").read_text()
 
 
+def test_significance_mode_fails_a_significant_drop_inside_the_tolerance(tmp_path: Path) -> None:
+    base = _run(tmp_path, "base", _base())
+    cur = _run(tmp_path, "clear", _clear_drop())
+    # A tolerance of 0.5 allows the 0.2 drop; the drop is still not noise.
+    v = compare(ToySuite, base, cur, tolerance=0.5, mode="significance")
+    row = v.metrics[0]
+    assert row.passed and row.significant_drop is True
+    assert row.significance is not None
+    assert row.significance.startswith("within tolerance; the drop is significant (p")
+    assert not v.passed
+    assert any(f.startswith("mean dropped significantly") for f in v.failures)
+    assert not any(f.startswith("mean dropped 0.4875") for f in v.failures)  # no tolerance line
+
+
 def test_significance_mode_keeps_structural_failures_and_holm(tmp_path: Path) -> None:
     base = _run(tmp_path, "base", _base())
     rows = _noisy_drop()

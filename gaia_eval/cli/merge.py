@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from gaia_eval.core.launch import resolve_baseline
-from gaia_eval.core.options import GATE_MODE, GATE_MODES, non_negative
+from gaia_eval.core.options import GATE_MODE, non_negative
 
 NAME = "merge"
 HELP = "join shard runs of one suite (`--shard i/N`) into one result that gates like one run"
@@ -19,9 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--gate", metavar="BASELINE", help="gate the merged result (file, folder or builtin:NAME)"
     )
     parser.add_argument("--tolerance", type=non_negative, help="allowed metric drop (finite, >= 0)")
-    parser.add_argument(
-        GATE_MODE.flag, choices=GATE_MODES, default="tolerance", help=GATE_MODE.help
-    )
+    GATE_MODE.add_to(parser)
 
 
 def run(args: argparse.Namespace) -> int:
