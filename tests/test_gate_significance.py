@@ -88,6 +88,12 @@ def test_gate_rows_carry_interval_p_value_and_words(tmp_path: Path) -> None:
     assert row.significance is not None and row.significance.startswith(
         "fails tolerance but is within noise (p=0."
     )
+    # The flips fail the tolerance gate; a note says whether they lean one way.
+    assert any(n.startswith("8 must-still-pass check(s) lost: within noise (") for n in noisy.notes)
+    assert any(
+        n.startswith("8 must-still-pass check(s) lost: the drop is significant (")
+        for n in clear.notes
+    )
 
 
 def test_report_and_terminal_show_both_verdicts(tmp_path: Path) -> None:

@@ -45,7 +45,14 @@ from gaia_eval.core.errors import (
     InvalidInputError,
     NotComparableError,
 )
-from gaia_eval.core.gate_stats import ALPHA, GATE_MODES, GateMode, annotate, apply_mode
+from gaia_eval.core.gate_stats import (
+    ALPHA,
+    GATE_MODES,
+    GateMode,
+    annotate,
+    apply_mode,
+    checks_note,
+)
 from gaia_eval.core.results import Envelope, Flip, Header, MetricCheck, Verdict
 
 if TYPE_CHECKING:
@@ -402,6 +409,8 @@ def compare(
     found = annotate(rules, baseline, current, verdict, directions, alpha=alpha)
     if mode == "significance":
         apply_mode(verdict, found, metric_failures=metric_failures, check_failures=check_failures)
+    elif check_failures:
+        verdict.notes.append(checks_note(found, len(check_failures), alpha))
     failures, notes = rules.extra(baseline, current)
     verdict.failures.extend(failures)
     verdict.notes.extend(notes)

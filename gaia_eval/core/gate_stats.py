@@ -179,6 +179,20 @@ def annotate(
     return found
 
 
+def checks_note(found: Annotated, lost: int, alpha: float) -> str:
+    """What the pooled must-still-pass checks say about `lost` pass -> fail flips, in words
+    (a tolerance verdict's note: those flips fail it either way)."""
+    res = found.checks
+    head = f"{lost} must-still-pass check(s) lost"
+    if res is None:
+        return f"{head}; {found.checks_why}"
+    p = _p_words(res.p_value, found.checks_holm)
+    over = f"{res.baseline:.4f} -> {res.current:.4f} over {res.n} checks"
+    if _drop(res, True) and (found.checks_holm or 1.0) < alpha:
+        return f"{head}: the drop is significant ({over}; {p})"
+    return f"{head}: within noise ({over}; {p})"
+
+
 def _change(row: MetricCheck) -> str:
     return f"change {row.delta:+.4f} [{row.delta_low:+.4f}, {row.delta_high:+.4f}]"
 
