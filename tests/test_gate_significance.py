@@ -136,6 +136,17 @@ def test_no_per_item_records_in_the_baseline(tmp_path: Path) -> None:
     )
 
 
+def test_unreadable_baseline_item_records_are_named_not_a_crash(tmp_path: Path) -> None:
+    base = _run(tmp_path, "base", _base())
+    cur = _run(tmp_path, "clear", _clear_drop())
+    edited = base.model_copy(deep=True)
+    edited.items[0].result = {"passed": True}  # `value` gone: the per-item reader fails
+    v = compare(ToySuite, edited, cur)
+    assert v.metrics[0].significance == (
+        "fails tolerance; the baseline's item records are unreadable (KeyError: 'value')"
+    )
+
+
 def test_too_few_items_have_no_p_value(tmp_path: Path) -> None:
     rows = {f"q{i}": {"value": i / 8} for i in range(8)}
     base = _run(tmp_path, "base", rows)

@@ -22,7 +22,7 @@ a baseline item not run, the suite's own rules) fail in both modes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Literal
@@ -89,6 +89,19 @@ def _paired(
     return res, None
 
 
+def _read(
+    reader: Callable[[Envelope], Mapping[str, ItemMetric]] | None, env: Envelope
+) -> tuple[Mapping[str, ItemMetric], str | None]:
+    """The per-item values of a run, or why they cannot be read: a hand-edited baseline's
+    item results need not parse as the suite's, and the tolerance rows never read them."""
+    if reader is None:
+        return {}, None
+    try:
+        return reader(env), None
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        return {}, f"{type(err).__name__}: {str(err).splitlines()[0][:120]}"
+
+
 def _checks_metric(rules: GateRules, env: Envelope) -> ItemMetric:
     """The must-still-pass item checks of a run as one pass/fail metric over (item, check)."""
     out = ItemMetric(CHECKS_ROW, "binary", gated=True)
@@ -124,8 +137,8 @@ def annotate(
     """Fill every metric row's interval, p-values and words (in place); `directions` maps a
     row's name to its rule's good direction."""
     reader = rules.read_item_values
-    before = reader(baseline) if reader is not None else {}
-    after = reader(current) if reader is not None else {}
+    before, bad_before = _read(reader, baseline)
+    after, bad_after = _read(reader, current)
     family: list[_Tested] = []
     why: dict[str, str] = {}
     for row in verdict.metrics:
@@ -134,6 +147,10 @@ def annotate(
             continue
         if reader is None:
             why[row.name] = "the suite records no per-item values for this metric"
+            continue
+        if bad_before or bad_after:
+            side = "baseline" if bad_before else "this run"
+            why[row.name] = f"the {side}'s item records are unreadable ({bad_before or bad_after})"
             continue
         res, reason = _paired(before.get(row.name), after.get(row.name), alpha)
         if res is not None:
