@@ -45,18 +45,11 @@ from gaia_eval.core.errors import (
     InvalidInputError,
     NotComparableError,
 )
-from gaia_eval.core.gate_stats import (
-    ALPHA,
-    GATE_MODES,
-    GateMode,
-    annotate,
-    apply_mode,
-    checks_note,
-)
 from gaia_eval.core.results import Envelope, Flip, Header, MetricCheck, Verdict
 
 if TYPE_CHECKING:
     from gaia_eval.core.compare.metrics import Distribution, ItemMetric
+    from gaia_eval.core.gate_stats import GateMode
     from gaia_eval.core.suite import Suite
 
 # Float slack so equal metrics written with a few decimals never fail on rounding.
@@ -331,11 +324,15 @@ def compare(
     tolerance: float | None = None,
     label: str = "the baseline",
     mode: GateMode = "tolerance",
-    alpha: float = ALPHA,
+    alpha: float = 0.05,
 ) -> Verdict:
     """Gate `current` against `baseline`; raises NotComparableError for unlike runs.
     `mode`: `tolerance` (each rule's allowed change) or `significance` (a significant
     drop only; core.gate_stats)."""
+    # The statistics load the native core: imported here, so building the CLI's parser
+    # (which reads gate rules) stays light.
+    from gaia_eval.core.gate_stats import GATE_MODES, annotate, apply_mode, checks_note
+
     tolerance = check_tolerance(tolerance)
     if mode not in GATE_MODES:
         msg = f"--gate-mode must be one of {', '.join(GATE_MODES)}, got {mode!r}"

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gaia_eval.core import gate as gate_engine
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
-from gaia_eval.core.gate_stats import GateMode
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import Envelope, ItemRecord, load_envelope
 from gaia_eval.core.results_io import write_json, write_text
@@ -28,6 +28,9 @@ from gaia_eval.core.runloop import (
     load_baseline,
 )
 from gaia_eval.core.suite import Suite, legacy_converters, suite_class
+
+if TYPE_CHECKING:
+    from gaia_eval.core.gate_stats import GateMode
 
 
 def _load(folder: Path) -> Envelope:

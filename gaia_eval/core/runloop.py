@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -49,7 +50,6 @@ from gaia_eval.core.errors import (
     disk_full,
     exit_code_for,
 )
-from gaia_eval.core.gate_stats import GateMode
 from gaia_eval.core.heartbeat import Heartbeat
 from gaia_eval.core.lock import eval_lock
 from gaia_eval.core.progress import estimate_line, live, note, track
@@ -76,6 +76,9 @@ from gaia_eval.core.results_io import (
 from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
+
+if TYPE_CHECKING:
+    from gaia_eval.core.gate_stats import GateMode
 
 ITEM_LOG = "items.jsonl"
 RESULTS = "results.json"
