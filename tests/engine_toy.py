@@ -28,8 +28,13 @@ class ToySummary(BaseModel):
     mean: float | None
 
 
+def summarise(env: Envelope) -> ToySummary:
+    vals = [r.result["value"] for r in env.items if r.result]
+    return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
+
+
 class ToySuite(Suite):
-    name, title, item_model = "toy", "Toy suite", ToyResult
+    name, title, item_model, summarise = "toy", "Toy suite", ToyResult, summarise
     concurrent_items = True
     gate = GateRules(
         metrics=(MetricRule("mean", absolute=0.02, widen_items=1.5),),
@@ -75,11 +80,6 @@ class ToySuite(Suite):
             time.sleep(float(item.payload.get("seconds", 0.3)))
         v = float(item.payload.get("now", item.payload["value"]))
         return ToyResult(value=v, passed=v >= 0.5)
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> ToySummary:
-        vals = [r.result["value"] for r in env.items if r.result]
-        return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
 
 
 register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "for tests", options="engine_toy_process"))

@@ -6,13 +6,13 @@ import math
 
 import pytest
 
+from gaia_eval.core.stats import variance_stats
 from gaia_eval.throughput.load import arrival_offsets_ns
 from gaia_eval.throughput.metrics import (
     _apportion,
     chunk_tokens,
     derive,
     distribution,
-    variance_stats,
 )
 from gaia_eval.throughput.record import StreamRecord
 from gaia_eval.throughput.triage import Step, parse_answer, score

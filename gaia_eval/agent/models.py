@@ -6,7 +6,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gaia_eval.core.models import ResultModel
+from gaia_eval.core.models import ResultModel, Variance
 
 Status = Literal[
     "PASS",
@@ -479,5 +479,91 @@ class Scorecard(ResultModel):
     """Reasons to distrust the numbers (unknown statuses, unmeasured scenarios)."""
 
 
-RESULT_MODELS = (ScenarioResult, Scorecard)
+# ---- the release scorecard (SCORECARD.md's front matter) ---------------------------------
+
+
+class CardAgent(ResultModel):
+    """What was scored."""
+
+    system: str | None = None
+    """`reference` or your own `module:factory`."""
+    model: str | None = None
+    """The agent's model spec."""
+    version: str | None = None
+    """The commit the run measured (the card's version)."""
+
+
+class CardAggregate(ResultModel):
+    """The headline the release gate bars and compares."""
+
+    metric: str = "judged_pass_rate"
+    """What the value is: the judged pass rate (PASS / (PASS + agent FAIL + BLOCKED))."""
+    value: float | None = None
+    """In percent (0-100); None when nothing was judged."""
+    n: int = 0
+    """Judged scenario runs it counts (every repeat)."""
+    interval: tuple[float, float] | None = None
+    """Its 95% Wilson interval, in percent."""
+
+
+class CardMetric(ResultModel):
+    """A metric shown beside the aggregate."""
+
+    name: str
+    """urgent_recall: the judged pass rate of the critical and high severity scenarios."""
+    value: float | None = None
+    """A share (0-1); None when not measured."""
+    n: int = 0
+    """Judged scenario runs it counts."""
+
+
+class CardResults(ResultModel):
+    metrics: list[CardMetric] = Field(default_factory=list)
+    """Secondary metrics (urgent_recall)."""
+
+
+class CardEnvironment(ResultModel):
+    ctx_size: int | None = None
+    """The agent model's context window in tokens (the local model's slot, or
+    `--ctx-size`); None: not stamped, so the gate cannot say the runs are comparable."""
+
+
+class CardConfig(ResultModel):
+    repeats: int = 1
+    """`--repeats`."""
+    acceptance_variance: dict[str, Variance] = Field(default_factory=dict)
+    """Metric -> its spread over repeats (with 2 or more repeats)."""
+
+
+class CardRecipe(ResultModel):
+    environment: CardEnvironment = Field(default_factory=CardEnvironment)
+    config: CardConfig = Field(default_factory=CardConfig)
+
+
+class ReleaseCard(ResultModel):
+    """The front matter of an agent's SCORECARD.md (`gaia-eval agent --release-card RUN`),
+    which `gaia-eval agent --scorecard-gate` reads."""
+
+    schema_version: Literal[1] = Field(default=1, alias="schema")
+    """Format version."""
+    suite: Literal["agent"] = "agent"
+    agent: CardAgent = Field(default_factory=CardAgent)
+    tier: str
+    """The tier scored."""
+    filtered: bool = False
+    """A filtered run (`--scenarios`, `--category`) scored part of the tier."""
+    judge: str | None = None
+    """The driver that simulated and judged."""
+    definition_digest: str
+    """Digest of the scenario definitions scored."""
+    aggregate: CardAggregate = Field(default_factory=CardAggregate)
+    results: CardResults = Field(default_factory=CardResults)
+    recipe: CardRecipe = Field(default_factory=CardRecipe)
+    scenarios: dict[str, list[int]] = Field(default_factory=dict)
+    """Scenario -> its judged repeats (1 pass, 0 not), for the paired test of two cards."""
+    started: str | None = None
+    """When the run started."""
+
+
+RESULT_MODELS = (ScenarioResult, Scorecard, ReleaseCard)
 INPUT_MODELS = (Scenario, ReplayFile)

@@ -3,7 +3,9 @@
 `--tier smoke|full|backlog` picks shipped scenarios (gaia_eval/agent/data/ci_tiers.json
 says why each is where it is); `--scenarios-dir DIR` adds your own (`--tier custom` runs
 only those). The agent under test is the reference chat agent over `--model` or your own
-`--system module:factory`. `--compare BASELINE CURRENT` diffs two finished runs.
+`--system module:factory`. `--compare BASELINE CURRENT` diffs two finished runs. Every run
+also writes SCORECARD.md, the release scorecard (`--release-card RUN` writes it for a
+finished run), which `--scorecard-gate CANDIDATE` gates against a baseline card.
 
 The flags of `gaia-eval run agent` (alias `gaia-eval agent`) and the suite they build.
 """
@@ -11,6 +13,7 @@ The flags of `gaia-eval run agent` (alias `gaia-eval agent`) and the suite they 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +23,7 @@ from gaia_eval.core.options import (
     Option,
     Options,
     SuiteCommand,
+    finite,
     listed,
     non_negative,
     positive_int,
@@ -118,7 +122,99 @@ OPTIONS = Options.of(
         ),
         title="compare two runs",
     ),
+    Options.of(
+        Option(
+            "--release-card",
+            "write RUN/SCORECARD.md (the release scorecard) for a finished run and stop",
+            Path,
+            metavar="RUN",
+            record=False,
+        ),
+        Option(
+            "--ctx-size",
+            "the agent model's context window in tokens, stamped in SCORECARD.md (default: "
+            "the local model's slot, else not stamped)",
+            positive_int,
+            metavar="N",
+        ),
+        Option(
+            "--scorecard-gate",
+            "gate a release: a SCORECARD.md (or a run folder holding one) against "
+            "--baseline-file or --baseline-ref: exit 0 passed, 1 failed, 2 invalid input, "
+            "3 not comparable (another context size, tier, scenario set or judge)",
+            Path,
+            metavar="CANDIDATE",
+            record=False,
+        ),
+        Option(
+            "--baseline-file",
+            "the previous release's SCORECARD.md",
+            Path,
+            metavar="FILE",
+            record=False,
+        ),
+        Option(
+            "--baseline-ref",
+            "a git tag, branch or commit holding the previous SCORECARD.md at the "
+            "candidate's path (absent there: first adoption, the bars only)",
+            metavar="REF",
+            record=False,
+        ),
+        Option(
+            "--min-aggregate",
+            "fail below this aggregate (judged pass rate, percent), first adoption too",
+            finite,
+            metavar="PCT",
+            record=False,
+        ),
+        Option(
+            "--min-urgent-recall",
+            "fail below this judged pass rate (0-1) of the critical and high severity "
+            "scenarios; a card without it fails",
+            finite,
+            metavar="R",
+            record=False,
+        ),
+        Option(
+            "--regression-k",
+            "a regression is below baseline - K x stdev x 100 when the baseline records the "
+            "aggregate's stdev over repeats, else below the baseline (default 1)",
+            non_negative,
+            default=1.0,
+            metavar="K",
+            record=False,
+        ),
+        Option(
+            "--allow-regression",
+            "a regression warns instead of failing",
+            kind="switch",
+            record=False,
+        ),
+        Option(
+            "--allow-ctx-mismatch",
+            "gate cards of different context sizes (a warning, not exit 3)",
+            kind="switch",
+            record=False,
+        ),
+        Option(
+            "--require-ctx-match",
+            "a candidate without a context size fails",
+            kind="switch",
+            record=False,
+        ),
+        title="release scorecard",
+    ),
     RUN,
+)
+
+_GATE_ONLY = (
+    "baseline_file",
+    "baseline_ref",
+    "min_aggregate",
+    "min_urgent_recall",
+    "allow_regression",
+    "allow_ctx_mismatch",
+    "require_ctx_match",
 )
 
 
@@ -129,6 +225,34 @@ def _compare(args: argparse.Namespace) -> int:
     cmp = compare(baseline, current, require_complete=args.require_complete)
     print(render(cmp))
     return COMPARE_EXIT_ALIAS.get(cmp.exit_code, cmp.exit_code)
+
+
+def _scorecard_gate(args: argparse.Namespace) -> int:
+    from gaia_eval.agent.release_gate import GateOptions, run
+
+    opts = GateOptions(
+        min_aggregate=args.min_aggregate,
+        min_urgent_recall=args.min_urgent_recall,
+        regression_k=args.regression_k,
+        allow_regression=args.allow_regression,
+        allow_ctx_mismatch=args.allow_ctx_mismatch,
+        require_ctx_match=args.require_ctx_match,
+    )
+    return run(
+        args.scorecard_gate,
+        opts,
+        baseline_file=args.baseline_file,
+        baseline_ref=args.baseline_ref,
+    )
+
+
+def _release_card(folder: Path, ctx_size: int | None) -> None:
+    """SCORECARD.md for the run in `folder` (nothing for a folder without results)."""
+    from gaia_eval.agent.release import write_card
+    from gaia_eval.core.results import load_envelope
+
+    if (folder / "results.json").is_file():
+        write_card(folder, load_envelope(folder / "results.json", suite="agent"), ctx_size=ctx_size)
 
 
 def build(args: argparse.Namespace) -> AgentSuite:
@@ -263,6 +387,20 @@ def main(args: argparse.Namespace) -> int:
     if args.require_complete:
         msg = "--require-complete goes with --compare BASELINE CURRENT"
         raise InvalidInputError(msg)
+    if args.scorecard_gate:
+        return _scorecard_gate(args)
+    given = [k for k in _GATE_ONLY if getattr(args, k)]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        msg = f"{flag} goes with --scorecard-gate CANDIDATE"
+        raise InvalidInputError(msg)
+    if args.release_card:
+        if not (args.release_card / "results.json").is_file():
+            msg = f"--release-card {args.release_card}: no results.json; give a run folder"
+            raise InvalidInputError(msg)
+        _release_card(args.release_card, args.ctx_size)
+        print(f"  scorecard: {args.release_card / 'SCORECARD.md'}")
+        return 0
     if args.list:
         return _list(args)
     if args.out is None and args.resume is None:
@@ -272,6 +410,10 @@ def main(args: argparse.Namespace) -> int:
         return run_suite(suite, args)
     finally:
         _write_scorecard(args.resume or args.out)
+        try:
+            _release_card(args.resume or args.out, args.ctx_size)
+        except (InvalidInputError, ValueError) as err:  # never masks the run's own exit
+            print(f"gaia-eval: SCORECARD.md not written: {err}", file=sys.stderr)
 
 
 COMMAND = SuiteCommand(

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from gaia_eval.agent.scorecard import Scorecard
-from gaia_eval.core.report import Bullets, Para, Report, Section, Table, fmt, share_ci
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Bullets,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 
 
@@ -14,12 +23,12 @@ def _pct(v: float | None) -> str:
 def headline(env: Envelope) -> list[tuple[str, str]]:
     card = Scorecard.model_validate(env.summary)
     s = card.summary
+    # Scenarios with an outcome of the agent's: none (stopped first, every one an outage
+    # or not run) leaves a 0 % pass rate that would read as a score.
+    measured = s.total_scenarios - s.infra_error - s.not_run - s.skipped
+    rate = f"{_pct(s.pass_rate)} ({s.passed}/{s.total_scenarios})"
     out = [
-        (
-            "pass rate",
-            f"{_pct(s.pass_rate)}{share_ci(s.passed, s.total_scenarios, percent=True)} "
-            f"({s.passed}/{s.total_scenarios})",
-        ),
+        ("pass rate", rate if measured > 0 else NOTHING_MEASURED),
         (
             "judged pass rate",
             _pct(s.judged_pass_rate)
@@ -117,6 +126,10 @@ def sections(env: Envelope) -> list[Section]:
             )
         )
     p = card.performance
+
+    def counted(n: int) -> str:
+        return str(n) if p.scenarios_with_data else "–"
+
     out.append(
         Section(
             "Performance",
@@ -126,8 +139,9 @@ def sections(env: Envelope) -> list[Section]:
                     [
                         ["avg tokens/s", fmt(p.avg_tokens_per_second, 2)],
                         ["avg time to first token (s)", fmt(p.avg_time_to_first_token, 3)],
-                        ["agent input tokens", str(p.total_input_tokens)],
-                        ["agent output tokens", str(p.total_output_tokens)],
+                        # No scenario with data: a 0 would read as a measured count.
+                        ["agent input tokens", counted(p.total_input_tokens)],
+                        ["agent output tokens", counted(p.total_output_tokens)],
                         ["scenarios with data", str(p.scenarios_with_data)],
                         ["flags", ", ".join(f"{k} x{v}" for k, v in p.flags.items()) or "none"],
                     ],
@@ -138,47 +152,60 @@ def sections(env: Envelope) -> list[Section]:
     c = card.cost
     d = c.driver
     cost = "unknown" if c.estimated_total_usd is None else f"${c.estimated_total_usd:.4f}"
-    out.append(
-        Section(
-            "What the driver spent",
-            [
-                Para(
-                    f"One driver model plays the user and judges every turn, so its usage covers "
-                    f"both. Counted over {c.scenarios_counted} scenario runs; "
-                    f"**{c.scenarios_missing} are missing** from these totals (not run, "
-                    f"unmeasured or killed on timeout)."
-                ),
-                Table(
-                    ["", "input", "output", "cache read", "cache write", "calls", "cost", "source"],
-                    [
+    if not c.scenarios_counted:  # no scenario run finished: no zero totals to show
+        what = f"{NOTHING_MEASURED}: none of the {c.scenarios_missing} scenario runs finished."
+        out.append(Section("What the driver spent", [Para(what)]))
+    else:
+        out.append(
+            Section(
+                "What the driver spent",
+                [
+                    Para(
+                        "One driver model plays the user and judges every turn, so its usage "
+                        f"covers both. Counted over {c.scenarios_counted} scenario runs; "
+                        f"**{c.scenarios_missing} are missing** from these totals (not run, "
+                        f"unmeasured or killed on timeout)."
+                    ),
+                    Table(
                         [
-                            "all",
-                            str(d.input_tokens),
-                            str(d.output_tokens),
-                            "–" if d.cache_read_tokens is None else str(d.cache_read_tokens),
-                            "–" if d.cache_write_tokens is None else str(d.cache_write_tokens),
-                            str(d.calls),
-                            cost,
-                            d.cost_source or "–",
-                        ]
-                    ]
-                    + [
+                            "",
+                            "input",
+                            "output",
+                            "cache read",
+                            "cache write",
+                            "calls",
+                            "cost",
+                            "source",
+                        ],
                         [
-                            k,
-                            str(u.input_tokens),
-                            str(u.output_tokens),
-                            "–" if u.cache_read_tokens is None else str(u.cache_read_tokens),
-                            "–" if u.cache_write_tokens is None else str(u.cache_write_tokens),
-                            str(u.calls),
-                            "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}",
-                            u.cost_source or "–",
+                            [
+                                "all",
+                                str(d.input_tokens),
+                                str(d.output_tokens),
+                                "–" if d.cache_read_tokens is None else str(d.cache_read_tokens),
+                                "–" if d.cache_write_tokens is None else str(d.cache_write_tokens),
+                                str(d.calls),
+                                cost,
+                                d.cost_source or "–",
+                            ]
                         ]
-                        for k, u in c.by_category.items()
-                    ],
-                ),
-            ],
+                        + [
+                            [
+                                k,
+                                str(u.input_tokens),
+                                str(u.output_tokens),
+                                "–" if u.cache_read_tokens is None else str(u.cache_read_tokens),
+                                "–" if u.cache_write_tokens is None else str(u.cache_write_tokens),
+                                str(u.calls),
+                                "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}",
+                                u.cost_source or "–",
+                            ]
+                            for k, u in c.by_category.items()
+                        ],
+                    ),
+                ],
+            )
         )
-    )
     if card.repeats:
         ks = sorted({k for r in card.repeats for k in r.pass_hat_k}, key=int)
         out.append(

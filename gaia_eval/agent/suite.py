@@ -4,7 +4,7 @@ the report; one scenario's run (the agent, the driver, the judge) is runner.py's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from gaia_eval.agent.gate import GATE
 from gaia_eval.agent.models import ScenarioResult
@@ -28,6 +28,7 @@ class AgentSuite(Suite):
 
     gate = GATE
     report = REPORT
+    summarise = build
 
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
@@ -123,6 +124,8 @@ class AgentSuite(Suite):
         c = self.cfg
         ctx.setup.update(c.setup_record)
         ctx.setup["categories"] = {s.scenario.id: s.scenario.category for s in self._tiered()}
+        # The release scorecard's urgent_recall counts the critical and high ones.
+        ctx.setup["severities"] = {s.scenario.id: s.scenario.severity for s in self._tiered()}
         if c.only or c.categories:
             ctx.setup["scenario_filter"] = {
                 "scenarios": list(c.only),
@@ -137,10 +140,6 @@ class AgentSuite(Suite):
         return self._runner.run(loaded, repeat)
 
     # ---- reading results --------------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> Any:
-        return build(env)
 
     @classmethod
     def unmeasured_reason(cls, env: Envelope) -> str | None:

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from typing import TypedDict, Unpack
 
 from gaia_eval.core.extras import has_module, install_hint
 from gaia_eval.llm.preflight import ANTHROPIC_KEYS, model_endpoints, model_needs
@@ -26,16 +27,24 @@ def claude_bin() -> str:
     return os.environ.get(CLAUDE_BIN_ENV, "").strip() or "claude"
 
 
-def missing(
-    *,
-    judge: ModelSpec | None = None,
-    model: ModelSpec | None = None,
-    harness: str | None = None,
-    claude_bin: str = "claude",
-    fence: bool = False,
-    toolchain: bool = True,
-) -> list[str]:
+class Needs(TypedDict, total=False):
+    """What a run needs, as `missing` and `check` take it (every key optional)."""
+
+    judge: ModelSpec | None
+    model: ModelSpec | None
+    harness: str | None
+    claude_bin: str
+    """The claude CLI to look for (default `claude`)."""
+    fence: bool
+    toolchain: bool
+    """The toolchain's pytest is needed (default True)."""
+
+
+def missing(**needs: Unpack[Needs]) -> list[str]:
     """One line per missing dependency or credential."""
+    judge, model, harness = needs.get("judge"), needs.get("model"), needs.get("harness")
+    claude_bin, toolchain = needs.get("claude_bin", "claude"), needs.get("toolchain", True)
+    fence = needs.get("fence", False)
     out: list[str] = []
     if toolchain and not has_module("pytest"):
         out.append(
@@ -61,15 +70,10 @@ def missing(
 
 def check(
     *,
-    judge: ModelSpec | None = None,
-    model: ModelSpec | None = None,
-    harness: str | None = None,
-    claude_bin: str = "claude",
-    fence: bool = False,
-    toolchain: bool = True,
     routed: ModelSpec | None = None,
     gateway_url: str | None = None,
     extra: Sequence[str] = (),
+    **needs: Unpack[Needs],
 ) -> None:
     """Refuse the run, in one message, naming everything `missing` finds (plus `extra`,
     a caller's own lines) and every model server that does not answer (the model's, the
@@ -80,14 +84,8 @@ def check(
     from gaia_eval.core.reach import Endpoint, down
     from gaia_eval.core.runloop import refuse
 
-    lines = missing(
-        judge=judge,
-        model=model,
-        harness=harness,
-        claude_bin=claude_bin,
-        fence=fence,
-        toolchain=toolchain,
-    )
+    lines = missing(**needs)
+    model, judge = needs.get("model"), needs.get("judge")
     if gateway_url:
         servers = [Endpoint(f"--gateway-url {gateway_url}", gateway_url)]
     else:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gaia_eval.agents.harnesses.base import Harness
+from gaia_eval.agents.harnesses.base import Harness, LaunchPlan
 from gaia_eval.agents.isolation import Completed, run_capped
 from gaia_eval.agents.models import AgentOutcome
 from gaia_eval.core.errors import InfrastructureError
@@ -48,11 +48,14 @@ def run_agent(
     env: dict[str, str],
     timeout_s: float,
     fence: Fence | None = None,
+    plan: LaunchPlan | None = None,
 ) -> tuple[AgentOutcome, Completed]:
     """Launch `harness` on `prompt` in `project` under the wall-clock cap (fenced when
     asked) and read its record back. A harness that cannot start is an
-    InfrastructureError; a cut-off or failed agent is an outcome with its error set."""
-    plan = harness.launch(task_id, prompt, project, agent_dir, max_steps)
+    InfrastructureError; a cut-off or failed agent is an outcome with its error set.
+    `plan`: one the caller made (a conversation's `launch_turns`) instead of `launch`."""
+    if plan is None:
+        plan = harness.launch(task_id, prompt, project, agent_dir, max_steps)
     env = {**env, **(plan.env or {})}  # the harness's model route, if it has one
     stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
     argv = plan.argv

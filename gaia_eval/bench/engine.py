@@ -50,6 +50,11 @@ class _Summary(BaseModel):
     output_tokens: int
 
 
+def _summarise(env: Envelope) -> _Summary:
+    toks = sum(int((r.result or {}).get("output_tokens", 0)) for r in env.items)
+    return _Summary(n=len(env.items), output_tokens=toks)
+
+
 class ChatItems(Suite):
     """One chat request per item against `base_url` (the bench's model-facing suite)."""
 
@@ -57,6 +62,7 @@ class ChatItems(Suite):
     title: ClassVar[str] = "Engine bench: one chat request per item"
     item_model = _Answer
     concurrent_items: ClassVar[bool] = True
+    summarise = _summarise
 
     def __init__(self, base_url: str, model: str, n: int, max_tokens: int | None = None):
         self.base_url, self.model, self.n, self.max_tokens = base_url, model, n, max_tokens
@@ -85,11 +91,6 @@ class ChatItems(Suite):
         prompt = f"Say one short sentence about the number {item.definition}."
         reply = self._client.chat([{"role": "user", "content": prompt}], max_tokens=self.max_tokens)
         return _Answer(text=reply.content, output_tokens=reply.output_tokens)
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> _Summary:
-        toks = sum(int((r.result or {}).get("output_tokens", 0)) for r in env.items)
-        return _Summary(n=len(env.items), output_tokens=toks)
 
 
 @contextmanager

@@ -1,92 +1,75 @@
-"""`gaia-eval retrieval --component rag|code ...`: dispatch to a component's own flags.
+"""`gaia-eval retrieval --component rag|code ...`: the older names of `gaia-eval run
+retrieval-rag` and `gaia-eval run code-retrieval`.
 
-A component's flags are its suite's options (rag: gaia_eval/retrieval/options.py, code:
-gaia_eval/code_retrieval/options.py), the same as `gaia-eval run retrieval-rag` and
-`gaia-eval run code-retrieval` parse.
+Generated, like every alias, from the suites' options: each registered suite whose older
+command (its `SuiteCommand.alias`) is `retrieval --component C` becomes the subcommand C,
+holding that suite's own flags. `--component` only announces it, so argparse reads the
+whole line once, as `gaia-eval run SUITE` does.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
-from types import ModuleType
+
+from gaia_eval.cli import _alias
 
 NAME = "retrieval"
-# The component parser answers --help, with the component's own flags.
-ADD_HELP = False
 HELP = "Retrieval benchmarks: document Q&A (--component rag) and code search (--component code)."
-
-_COMPONENTS = {
-    "rag": "gaia_eval.retrieval.options",
-    "code": "gaia_eval.code_retrieval.options",
-}
+_HEAD = ("retrieval", "--component")
 
 
-def _available() -> dict[str, str]:
-    return {k: v for k, v in _COMPONENTS.items() if importlib.util.find_spec(v) is not None}
+def _components() -> dict[str, str]:
+    """Component word -> the registered suite it runs (only those installed here)."""
+    return {
+        alias[len(_HEAD)]: suite
+        for suite, alias in _alias.aliases().items()
+        if alias[: len(_HEAD)] == _HEAD and len(alias) == len(_HEAD) + 1
+    }
+
+
+def _first_paragraph(module: str) -> str | None:
+    """An options module's docstring's first paragraph as one line: the component's
+    description (what it measures and how it gates, more than the command list's line)."""
+    doc = importlib.import_module(module).__doc__
+    return " ".join(doc.strip().split("\n\n")[0].split()) if doc else None
 
 
 def available() -> bool:
     """Listed only when at least one component is installed."""
-    return bool(_available())
+    return bool(_components())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    # REMAINDER on the option itself: argparse would reject the component's own flags
-    # (`--suite ...`) as unknown options if they were left for a positional to collect.
+    from gaia_eval.core.suite import suites
+
+    found = _components()
+    words = "{" + ",".join(sorted(found)) + "}"
+    parser.usage = f"gaia-eval retrieval --component {words} [flags]"
+    parser.epilog = "Run `gaia-eval retrieval --component C --help` for a component's flags."
+    # A marker, not a value: the word after it is the subcommand that takes every flag
+    # after it (argparse hands a subcommand the rest of the line).
     parser.add_argument(
         "--component",
-        default=None,
-        nargs=argparse.REMAINDER,
-        metavar="{" + ",".join(sorted(_available())) + "} ...",
-        help="which retrieval benchmark to run, then its own flags",
+        action="store_true",
+        required=True,
+        help=f"which retrieval benchmark to run ({words}, the next word), then its own flags",
     )
-    parser.epilog = "Run `gaia-eval retrieval --component C --help` for a component's flags."
-    parser.add_argument("-h", "--help", action="store_true", help="show help and exit")
-
-
-def _first_paragraph(doc: str | None) -> str | None:
-    """A module docstring's first paragraph as one line (a cut sentence helps nobody)."""
-    if not doc:
-        return None
-    return " ".join(doc.strip().split("\n\n")[0].split())
-
-
-def component_parser(component: str) -> tuple[ModuleType, argparse.ArgumentParser]:
-    """The flags of one component, described by its module docstring's first paragraph."""
-    from gaia_eval.core.argparser import ArgumentParser
-
-    mod = importlib.import_module(_COMPONENTS[component])
-    parser = ArgumentParser(
-        prog=f"gaia-eval retrieval --component {component}",
-        description=_first_paragraph(mod.__doc__),
+    sub = parser.add_subparsers(
+        dest="component_name",
+        metavar=words,
+        required=True,
+        prog="gaia-eval retrieval --component",
     )
-    from gaia_eval.cli._alias import runner
+    entries = suites()
+    for word, suite in sorted(found.items()):
+        module = _alias.options_module(entries[suite])
+        assert module is not None  # _components() lists only suites with options
+        cmd = _alias.command(module, suite)
+        p = sub.add_parser(word, help=cmd.help, description=_first_paragraph(module) or cmd.help)
+        cmd.add_to(p)
+        p.set_defaults(_run=_alias.runner(cmd))
 
-    # The suite's options, parsed and run as by `gaia-eval run SUITE`.
-    mod.COMMAND.add_to(parser)
-    parser.set_defaults(_run=runner(mod.COMMAND))
-    return mod, parser
 
-
-def run(args: argparse.Namespace) -> int:
-    from gaia_eval.core.errors import InvalidInputError
-
-    given = list(args.component or [])
-    choices = _available()
-    if not given and args.help:
-        print(f"usage: gaia-eval retrieval --component {{{','.join(sorted(choices))}}} [flags]")
-        print(HELP)
-        print("Run `gaia-eval retrieval --component C --help` for a component's flags.")
-        return 0
-    if not given or given[0] not in choices:
-        msg = f"--component: choose one of {', '.join(sorted(choices))}"
-        raise InvalidInputError(msg)
-    args.component, args.rest = given[0], given[1:]
-    _, sub = component_parser(args.component)
-    rest = list(args.rest)
-    if args.help:
-        rest.append("--help")
-    parsed = sub.parse_args(rest)
-    return int(parsed._run(parsed))
+def run(args: argparse.Namespace) -> int:  # each component's parser sets its own _run
+    raise AssertionError(args)

@@ -16,13 +16,13 @@ from pathlib import Path
 from gaia_eval.agents.isolation import agent_env
 from gaia_eval.code_bench.definitions import CodeTask
 from gaia_eval.code_bench.gate import GATE
-from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
+from gaia_eval.code_bench.models import CodeTaskResult
 from gaia_eval.code_bench.report import REPORT
 from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
 from gaia_eval.code_bench.scorecard import summarise
 from gaia_eval.code_bench.testrun import grading_env
 from gaia_eval.core.items import item_dir, item_id, select_tasks
-from gaia_eval.core.results import Envelope, ItemRecord
+from gaia_eval.core.results import ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 
@@ -52,6 +52,7 @@ class CodeBenchSuite(Suite):
 
     gate = GATE
     report = REPORT
+    summarise = summarise
 
     def __init__(self, cfg: CodeConfig) -> None:
         self.cfg = cfg
@@ -135,7 +136,3 @@ class CodeBenchSuite(Suite):
         )
 
     # ---- reading results -------------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> CodeSummary:
-        return summarise(env)

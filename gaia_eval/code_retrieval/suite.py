@@ -20,12 +20,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from gaia_eval.code_retrieval import incremental, offline_repo, quality, report, robustness, scale
+from gaia_eval.code_retrieval import incremental, offline_repo, quality, robustness, scale
 from gaia_eval.code_retrieval import suites as suites_mod
 from gaia_eval.code_retrieval.gate import GATE
 from gaia_eval.code_retrieval.instances import Instance, fetch_rows, load_jsonl
-from gaia_eval.code_retrieval.models import CodeSummary, Excluded, QueryRecord
-from gaia_eval.code_retrieval.report import REPORT
+from gaia_eval.code_retrieval.models import Excluded, QueryRecord
+from gaia_eval.code_retrieval.report import REPORT, item_result, summarise
 from gaia_eval.code_retrieval.repos import Repos
 from gaia_eval.code_retrieval.runner import (
     REFERENCE_SYSTEM,
@@ -56,6 +56,7 @@ class CodeRetrievalSuite(Suite):
     stop_on_infra = False
     gate = GATE
     report = REPORT
+    summarise, item_result = summarise, staticmethod(item_result)
 
     def __init__(self, opts: RunOptions) -> None:
         self.opts = opts
@@ -252,14 +253,6 @@ class CodeRetrievalSuite(Suite):
         return measured
 
     # -- reading results ----------------------------------------------------------------------
-
-    @classmethod
-    def item_result(cls, record: object) -> BaseModel | None:
-        return report.item_result(record)  # type: ignore[arg-type]
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> CodeSummary:
-        return report.summarise(env)
 
     @classmethod
     def unmeasured_reason(cls, env: Envelope) -> str | None:

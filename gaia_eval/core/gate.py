@@ -5,6 +5,10 @@ Rule kinds:
   `CheckRule` item checks), below in order.
 - **Fixed bars** (`check_bars`, rules as `Bar`s): a measured number against a limit -- a
   performance manifest (`benchmark --gate`), a tasks expectations file (`tasks gate`).
+- **Run against run, item by item** (`diff_runs`, rules as a `RunDiffRule`): every item
+  in a bucket -- improved, regressed, a score drop past the rule's threshold, unchanged,
+  unmeasured, not run, in one run only -- and the slower ones flagged
+  (`agent --compare`).
 - **Unlike runs are refused** by one implementation (`refuse_fields`), whatever the kind.
 - **One exit-code map** (`exit_code`): 0 passed, 1 failed (a regression), 3 unmeasured or
   not comparable; invalid input (a bad baseline, a bad manifest) is 2 by its error.
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +107,35 @@ def _no_distributions(env: Envelope) -> list[Distribution]:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """One item's result as the run-vs-run buckets read it."""
+
+    status: str
+    """The item's status as a failure line shows it (PASS, FAIL, BLOCKED...)."""
+    passed: bool | None = None
+    """None: not judged (an outage, a crash, a timeout): unmeasured, never a failure."""
+    score: float | None = None
+    seconds: float | None = None
+    aside: str | None = None
+    """A bucket the suite sets the item aside in, compared by nothing (the agent's
+    corpus_changed: a document went missing on either side)."""
+
+
+@dataclass(frozen=True)
+class RunDiffRule:
+    """Run against run, item by item: what each run's items are and the thresholds."""
+
+    read: Callable[[Envelope], Mapping[str, Outcome]]
+    """Item id -> outcome, for every item the run asked for (not run ones included)."""
+    score_drop: float | None = None
+    """A score drop of at least this with the same pass state is a regression
+    (`score_regressed`); None: scores are not compared."""
+    slower: float | None = None
+    """Current seconds over this many times the baseline's are flagged `time_regressed`
+    (a flag, never a bucket, so a slower pass -> fail still reads as a regression)."""
+
+
+@dataclass(frozen=True)
 class GateRules:
     """A suite's gate, as data: the rules, and the pure functions that read the numbers
     and checks they compare out of an envelope. A suite declares it as `gate = ...`."""
@@ -137,6 +170,9 @@ class GateRules:
     question's hit@5 for `<dataset>/sdk recall@5`): every gate row then carries the paired
     interval and p-value of its change (core.gate_stats). None: the rows say the suite
     records no per-item values."""
+    runs: RunDiffRule | None = None
+    """How two runs compare item by item in buckets (`diff_runs`); None: the suite has no
+    such command."""
 
 
 def check_tolerance(value: float | None, flag: str = "--tolerance") -> float | None:
@@ -499,3 +535,161 @@ def _gate_checks(
             if new is False:  # an absent check is not a measured drop: it fails either way
                 failed.append(line)
     return failed
+
+
+# ---- run against run, item by item ------------------------------------------------------
+
+# The order buckets are listed in: what fails first, what did not change last.
+DIFF_ORDER = (
+    "regressed",
+    "score_regressed",
+    "improved",
+    "unmeasured",
+    "not_run",
+    "only_in_baseline",
+    "only_in_current",
+    "unchanged",
+)
+
+
+@dataclass
+class RunDiff:
+    """Every item of two runs in a bucket, with the failures and warnings they make."""
+
+    buckets: dict[str, list[str]] = field(default_factory=dict)
+    time_regressed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    flag: str = "--require-complete"
+    """The option that turns warnings into failures, as the command names it."""
+
+    def put(self, bucket: str, item: str) -> None:
+        self.buckets.setdefault(bucket, []).append(item)
+
+    def incomplete(self, item: str, why: str, require: bool) -> None:
+        """A baseline item measured no more: a warning, or a failure when asked for."""
+        if require:
+            self.failures.append(f"{item}: {why} ({self.flag})")
+        else:
+            self.warnings.append(f"{item}: {why}")
+
+    def verdict(self, label: str) -> Verdict:
+        """The comparison as the engine's verdict (failures fail; warnings are notes)."""
+        return Verdict(
+            passed=not self.failures, baseline=label, failures=self.failures, notes=self.warnings
+        )
+
+    @property
+    def exit_code(self) -> int:
+        """The engine's exit code: 0 no regression, 1 a regression."""
+        return exit_code(self.verdict("the baseline"))
+
+
+def diff_runs(
+    rule: RunDiffRule,
+    baseline: Envelope,
+    current: Envelope,
+    *,
+    labels: tuple[str, str] = ("the baseline", "the current run"),
+    require_complete: bool = False,
+    flag: str = "--require-complete",
+    noun: str = "item",
+) -> RunDiff:
+    """Bucket every item of `baseline` and `current` (refuse unlike runs before calling).
+
+    A regression (pass -> not pass, or a score drop past `rule.score_drop` with the same
+    pass state) fails. A baseline item judged then and missing or unmeasured now is a
+    warning, a failure with `require_complete`; so is, with `require_complete` only, one a
+    filtered current run did not ask for (`not_run`: listed, never judged).
+    """
+    before, after = rule.read(baseline), rule.read(current)
+    filtered = current.header.filtered
+    asked = set(current.header.item_ids)
+    out = RunDiff(flag=flag)
+    for item in sorted(set(before) | set(after)):
+        b, c = before.get(item), after.get(item)
+        if c is None or (filtered and item not in asked):
+            if filtered and b is not None:
+                out.put("not_run", item)
+                # Left out by a filter is still missing: a complete comparison asks for
+                # every baseline item, whatever the reason it is not in the current run.
+                if require_complete:
+                    out.incomplete(item, "not run (filtered current run)", True)
+                continue
+            out.put("only_in_baseline", item)
+            if b is not None and b.passed is not None:
+                out.incomplete(item, "missing from the current run", require_complete)
+            continue
+        if b is None:
+            out.put("only_in_current", item)
+            continue
+        _diff_item(rule, out, item, b, c, require=require_complete)
+    n = {k: len(v) for k, v in out.buckets.items()}
+    out.lines.append(
+        f"compare {labels[0]} -> {labels[1]}: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
+        + (f"; time_regressed {len(out.time_regressed)}" if out.time_regressed else "")
+    )
+    if filtered:
+        out.lines.append(
+            f"the current run is filtered: {len(out.buckets.get('not_run', []))} baseline "
+            f"{noun}(s) were not run and are not judged"
+        )
+    return out
+
+
+def _diff_item(
+    rule: RunDiffRule, out: RunDiff, item: str, b: Outcome, c: Outcome, *, require: bool
+) -> None:
+    aside = b.aside or c.aside
+    if aside:
+        out.put(aside, item)
+        return
+    if rule.slower and b.seconds and c.seconds and c.seconds > rule.slower * b.seconds:
+        out.time_regressed.append(item)
+    if b.passed is None or c.passed is None:
+        out.put("unmeasured", item)
+        if b.passed is not None:
+            out.incomplete(item, f"unmeasured now ({c.status})", require)
+        return
+    if b.passed and not c.passed:
+        out.put("regressed", item)
+        out.failures.append(f"{item}: regressed {b.status} -> {c.status}")
+    elif c.passed and not b.passed:
+        out.put("improved", item)
+    elif (
+        rule.score_drop is not None
+        and b.score is not None
+        and c.score is not None
+        and b.score - c.score >= rule.score_drop
+    ):
+        out.put("score_regressed", item)
+        out.failures.append(f"{item}: score dropped {b.score:.2f} -> {c.score:.2f}")
+    else:
+        out.put("unchanged", item)
+
+
+def render_diff(diff: RunDiff, *, slower: float | None = None) -> str:
+    """The comparison as text: warnings first, the buckets, then the verdict."""
+    lines = []
+    if diff.warnings:
+        lines.append(f"WARNINGS (incomplete measurement; {diff.flag} makes them fail):")
+        lines += [f"  - {w}" for w in diff.warnings]
+    lines += diff.lines
+    order = list(DIFF_ORDER)
+    # Suite buckets (set aside) read after unmeasured, before the missing ones.
+    order[4:4] = sorted(set(diff.buckets) - set(DIFF_ORDER))
+    for bucket in order:
+        ids = diff.buckets.get(bucket)
+        if ids:
+            lines.append(f"{bucket}: {', '.join(ids)}")
+    if diff.time_regressed:
+        over = f"over {slower:g}x slower" if slower else "slower"
+        lines.append(f"time_regressed ({over}): {', '.join(diff.time_regressed)}")
+    if diff.failures:
+        lines.append("FAILED:")
+        lines += [f"  - {f}" for f in diff.failures]
+    else:
+        lines.append("no regression")
+    return "\n".join(lines)

@@ -74,7 +74,7 @@ def _paired(
     units = sorted(set(before.values) & set(after.values))
     if not units:
         return None, "no item is measured in both runs"
-    b_rows, c_rows, clusters = paired_rows(before, after, units)
+    b_rows, c_rows, clusters = paired_rows(before.values, after.values, units)
     res = stats.paired(
         b_rows,
         c_rows,

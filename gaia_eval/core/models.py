@@ -15,3 +15,22 @@ class ResultModel(BaseModel):
         serialize_by_alias=True,
         use_attribute_docstrings=True,
     )
+
+
+class Variance(ResultModel):
+    """Multi-run variance of one metric across repeats (spec §9)."""
+
+    n: int
+    """Repeats with a value."""
+    mean: float
+    """Mean."""
+    stdev: float
+    """Sample standard deviation (0 with n < 2)."""
+    min: float
+    """Smallest."""
+    max: float
+    """Largest."""
+    cv_pct: float
+    """100 * stdev / mean."""
+    ci95_half_width: float
+    """1.96 * stdev / sqrt(n) (0 with n < 2)."""

@@ -111,6 +111,12 @@ def mean_ci(values: Sequence[float], digits: int = 2) -> str:
     return f" [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def count_of(n: int, total: int, empty: str = NOTHING_MEASURED) -> str:
+    """`n/total` for a share of counted items; `empty` when none counted (`0/0` reads as a
+    failure, not as nothing measured). A table cell passes `empty="–"`."""
+    return empty if total == 0 else f"{n}/{total}"
+
+
 # ---- the standard header -----------------------------------------------------------------
 
 

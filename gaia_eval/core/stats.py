@@ -61,6 +61,33 @@ def median(values: Sequence[float]) -> float:
     return percentile_linear(values, 50)
 
 
+def variance_stats(values: Sequence[float]) -> dict[str, float | int]:
+    """Multi-run variance (spec §9): n, mean, sample stdev, min, max, cv%, and the 95% CI
+    half-width 1.96 * stdev / sqrt(n); stdev and CI are 0 with fewer than two values."""
+    n = len(values)
+    if n == 0:
+        return {
+            "n": 0,
+            "mean": 0.0,
+            "stdev": 0.0,
+            "min": 0.0,
+            "max": 0.0,
+            "cv_pct": 0.0,
+            "ci95_half_width": 0.0,
+        }
+    m = mean(values)
+    sd = stdev(values)
+    return {
+        "n": n,
+        "mean": round(m, 6),
+        "stdev": round(sd, 6),
+        "min": round(min(values), 6),
+        "max": round(max(values), 6),
+        "cv_pct": round(100 * sd / m, 4) if m else 0.0,
+        "ci95_half_width": round(1.96 * sd / math.sqrt(n), 6) if n >= 2 else 0.0,
+    }
+
+
 def bootstrap_ci(
     values: Sequence[float],
     statistic: Callable[[Sequence[float]], float] = mean,
@@ -235,7 +262,7 @@ def paired(
         # When no item moved, the paired SD is 0 and says nothing about what could have
         # been seen: the unpaired SD (sqrt 2 x the baseline items' SD) stands in, the
         # change an unpaired comparison would detect (larger, so it errs conservative).
-        sd = _sd(diffs) or math.sqrt(2) * _sd(
+        sd = stdev(diffs) or math.sqrt(2) * stdev(
             _item_diffs([0.0] * len(baseline), baseline, clusters)
         )
         mde = mde_continuous(n, sd, alpha)
@@ -280,7 +307,8 @@ def _cluster_mean(values: Sequence[float], clusters: Sequence[int] | None) -> fl
     )
 
 
-def _sd(values: Sequence[float]) -> float:
+def stdev(values: Sequence[float]) -> float:
+    """The sample standard deviation (n - 1); 0 for fewer than two values."""
     if len(values) < 2:
         return 0.0
     m = math.fsum(values) / len(values)

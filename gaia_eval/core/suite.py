@@ -1,16 +1,16 @@
 """The suite protocol and the registry of every suite.
 
 A suite is a declaration (inspect_ai's `Task` is the model): its items with stable ids,
-how one item runs, how results summarise, and two attributes pointing at data: `gate`
-(core.gate.GateRules: which metrics and item checks the gate compares, with what rules)
-and `report` (core.report.Report: headline, sections, warnings). Everything else -- the
+how one item runs, and three attributes pointing at the package's pure readers:
+`summarise` (envelope -> its summary model), `gate` (core.gate.GateRules: which metrics
+and item checks the gate compares, with what rules) and `report` (core.report.Report:
+headline, sections, warnings). Everything else -- the
 eval lock, signals, the run folder, saving after every item, progress, `--resume`,
 `--shard`, the gate, the report files -- is `core.runloop`'s, once for every suite.
 
-A `Suite` instance is one configured run (built by the CLI from flags). The methods that
-read results (`summarise`, `unmeasured_reason`, `comparable_fields`) are classmethods, and
-`gate`/`report` are pure functions of an envelope, so `gaia-eval merge` and the gate can
-use them on files alone.
+A `Suite` instance is one configured run (built by the CLI from flags). What reads results
+(`summarise`, `gate`, `report`; the classmethods `unmeasured_reason`, `comparable_fields`)
+works on an envelope alone, so `gaia-eval merge` and the gate can use it on files.
 """
 
 from __future__ import annotations
@@ -97,6 +97,10 @@ class RunContext:
             self.check_header(dict(self.header_updates))
 
 
+_DECLARED = ("summarise", "item_result", "comparable_fields", "unmeasured_reason")
+"""The readers of results a suite may declare as a module function instead of a method."""
+
+
 class Suite(ABC):
     """Subclass per suite; register it in `suites.toml`."""
 
@@ -123,6 +127,20 @@ class Suite(ABC):
     """The gate's rules and readers (the package's `gate.py`); default: nothing gated."""
     report: ClassVar[Report] = Report()
     """The report's headline, sections and warnings (the package's `report.py`)."""
+    summarise: ClassVar[Callable[[Envelope], BaseModel]]
+    """The suite's summary of an envelope's items and setup, written as its `summary`: a
+    pure function of the package (`summarise = summary.summarise`), never a method, so it
+    is the same on the class and on an instance."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The readers a suite declares as a package's function (`summarise = summarise`,
+        # `comparable_fields = comparable_fields`): a plain function would bind to an
+        # instance; keep it the file's function on the class and on an instance alike.
+        for name in _DECLARED:
+            fn = cls.__dict__.get(name)
+            if callable(fn) and not isinstance(fn, staticmethod | classmethod):
+                setattr(cls, name, staticmethod(fn))
 
     # ---- one configured run ----------------------------------------------------------
 
@@ -193,11 +211,6 @@ class Suite(ABC):
         resumably, like an item's outage: a `--resume` calls this again)."""
 
     # ---- reading results (classmethods: work on files alone) ---------------------------
-
-    @classmethod
-    @abstractmethod
-    def summarise(cls, env: Envelope) -> BaseModel:
-        """The suite's summary of an envelope's items and setup."""
 
     @classmethod
     def unmeasured_reason(cls, env: Envelope) -> str | None:

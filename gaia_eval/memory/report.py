@@ -21,7 +21,7 @@ from gaia_eval.core.report import (
 from gaia_eval.core.results import Envelope
 from gaia_eval.memory.gate import fixed
 from gaia_eval.memory.models import ScenarioResult
-from gaia_eval.memory.summary import MemorySummary, Metrics, Rate, pct
+from gaia_eval.memory.summary import MemorySummary, Metrics, Rate, pct, scenario_results
 
 _STATE_COLOUR = {"current": "#109618", "superseded": "#999999", "forgotten": "#dc3912"}
 _MAX_ROWS = 60
@@ -205,11 +205,6 @@ def _repeats(s: MemorySummary) -> Section | None:
             Table(["metric", "mean", "stdev", "min", "max", "repeats"], rows),
         ],
     )
-
-
-def scenario_results(env: Envelope) -> list[ScenarioResult]:
-    """The scenario results of an envelope's measured items."""
-    return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
 
 
 def pct_ci(rate: Rate) -> str:

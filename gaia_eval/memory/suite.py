@@ -20,15 +20,14 @@ from typing import Any, Literal
 
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.embed import Embedder
 from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
 from gaia_eval.memory.gate import GATE
 from gaia_eval.memory.models import ScenarioResult
-from gaia_eval.memory.report import REPORT, scenario_results
+from gaia_eval.memory.report import REPORT
 from gaia_eval.memory.scenario import DATA_DIR, Scenario, load_scenario, scenario_paths
-from gaia_eval.memory.summary import MemorySummary, summarise
+from gaia_eval.memory.summary import summarise
 from gaia_eval.systems.memory.protocol import Memory, MemoryTools
 
 Tier = Literal["pr", "full"]
@@ -67,6 +66,7 @@ class MemorySuite(Suite):
     concurrent_items = True
     gate = GATE
     report = REPORT
+    summarise = summarise
 
     def default_jobs(self) -> int:
         """1 for the pr tier (scripted, CPU-bound); full: the model's fit."""
@@ -276,7 +276,3 @@ class MemorySuite(Suite):
         ).run()
 
     # ---- reading results ----------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> MemorySummary:
-        return summarise(scenario_results(env))

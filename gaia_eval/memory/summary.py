@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from gaia_eval.core.models import ResultModel
+from gaia_eval.core.results import Envelope
 from gaia_eval.memory.models import METRIC_OF, METRICS, CheckResult, ScenarioResult
 
 
@@ -187,7 +188,13 @@ def _spread(values: list[float]) -> Spread:
     )
 
 
-def summarise(results: list[ScenarioResult]) -> MemorySummary:
+def scenario_results(env: Envelope) -> list[ScenarioResult]:
+    """The scenario results of an envelope's measured items."""
+    return [ScenarioResult.model_validate(r.result) for r in env.items if r.result]
+
+
+def summarise(env: Envelope) -> MemorySummary:
+    results = scenario_results(env)
     every = [c for r in results for p in r.probes for c in p.checks]
     by_scenario: dict[str, list[CheckResult]] = defaultdict(list)
     by_kind: dict[str, list[CheckResult]] = defaultdict(list)

@@ -30,9 +30,13 @@ from gaia_eval.retrieval.runner import (
 from gaia_eval.retrieval.systems import SystemMaker
 
 if TYPE_CHECKING:
-    from gaia_eval.core.results import Envelope, Header
     from gaia_eval.llm.local_server import LocalServerInfo
     from gaia_eval.llm.spec import ModelSpec
+
+
+def _hard_case(name: str, run: Any) -> Item:
+    """A hard case's item: its id and definition say only its name."""
+    return Item(f"{summary.HARD_PREFIX}{name}", definition=["hard_case", name], payload=run)
 
 
 class RagSuite(RagRun):
@@ -47,6 +51,8 @@ class RagSuite(RagRun):
     concurrent_items: ClassVar[bool] = True
     gate = GATE
     report = REPORT
+    summarise = summary.summarise
+    comparable_fields = staticmethod(comparable_fields)
 
     def default_jobs(self) -> int:
         """1 without an answer model (retrieval is CPU-bound); with one, the model's fit."""
@@ -227,46 +233,23 @@ class RagSuite(RagRun):
                 for tier in self.scale_plan.tiers
             ]
         if self.hard_cases:
-            out += [
-                Item(
-                    f"{summary.HARD_PREFIX}{fn.__name__}",
-                    definition=["hard_case", fn.__name__],
-                    payload=fn,
-                )
-                for fn in hard_cases.PR_CASES
-            ]
+            out += [_hard_case(fn.__name__, fn) for fn in hard_cases.PR_CASES]
             if self.answer_model is not None:
                 out.append(
-                    Item(
-                        f"{summary.HARD_PREFIX}prompt_injection",
-                        definition=["hard_case", "prompt_injection"],
-                        payload=partial(answer_cases.prompt_injection, model=self.answer_model),
+                    _hard_case(
+                        "prompt_injection",
+                        partial(answer_cases.prompt_injection, model=self.answer_model),
                     )
                 )
             if self.near_duplicates is not None:
-                out.append(
-                    Item(
-                        f"{summary.HARD_PREFIX}near_duplicate_filings",
-                        definition=["hard_case", "near_duplicate_filings"],
-                        payload=partial(self._near_duplicates),
-                    )
-                )
+                out.append(_hard_case("near_duplicate_filings", partial(self._near_duplicates)))
                 if self.answer_model is not None:
                     out.append(
-                        Item(
-                            f"{summary.HARD_PREFIX}query_history_leak",
-                            definition=["hard_case", "query_history_leak"],
-                            payload=partial(full_cases.query_history_leak, model=self.answer_model),
+                        _hard_case(
+                            "query_history_leak",
+                            partial(full_cases.query_history_leak, model=self.answer_model),
                         )
                     )
         return out
 
     # ---- reading results (files alone): summary.py, gate.py, report.py ---------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> BaseModel:
-        return summary.summarise(env)
-
-    @classmethod
-    def comparable_fields(cls, header: Header) -> dict[str, Any]:
-        return comparable_fields(header)

@@ -83,6 +83,24 @@ def _sections(env: Envelope) -> list[Section]:
     return [Section("Controls", list(blocks))]
 
 
+def summarise(env: Envelope) -> ControlsSummary:
+    """Whether the judge's scores of the planted answers are in order (pure)."""
+    scores: dict[str, float | None] = dict.fromkeys(PLANTED)
+    for r in env.items:
+        if r.result is not None:
+            scores[r.id] = ControlResult.model_validate(r.result).score
+    problems = [f"{k}: no score" for k, v in scores.items() if v is None]
+    if not problems:
+        got = {k: float(v) for k, v in scores.items() if v is not None}
+        for better, worse in itertools.pairwise(ORDER):
+            if not got[better] > got[worse]:
+                problems.append(f"{better} ({got[better]:g}) not above {worse} ({got[worse]:g})")
+        claim = got["false_claim"]
+        if claim > 1 or claim > got["wrong"]:
+            problems.append(f"false_claim scored {claim:g}: must be <= 1 and <= wrong")
+    return ControlsSummary(scores=scores, ordered=not problems, problems=problems)
+
+
 class SessionsControlsSuite(Suite):
     name = "sessions-controls"
     title = "Session replay: judge controls"
@@ -90,6 +108,7 @@ class SessionsControlsSuite(Suite):
     item_noun = "control"
     kinds: ClassVar[tuple[str, ...]] = tuple(PLANTED)
     report = Report(headline=_headline, sections=_sections)
+    summarise = summarise
 
     def __init__(self, judge: ModelSpec) -> None:
         self.judge_spec = judge
@@ -115,22 +134,3 @@ class SessionsControlsSuite(Suite):
 
         j = judge(self.judge_spec, PROMPT, REFERENCE, PLANTED[item.id])
         return ControlResult(kind=item.id, score=j.score, verdict=j.verdict, judge_error=j.error)
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> ControlsSummary:
-        scores: dict[str, float | None] = dict.fromkeys(PLANTED)
-        for r in env.items:
-            if r.result is not None:
-                scores[r.id] = ControlResult.model_validate(r.result).score
-        problems = [f"{k}: no score" for k, v in scores.items() if v is None]
-        if not problems:
-            got = {k: float(v) for k, v in scores.items() if v is not None}
-            for better, worse in itertools.pairwise(ORDER):
-                if not got[better] > got[worse]:
-                    problems.append(
-                        f"{better} ({got[better]:g}) not above {worse} ({got[worse]:g})"
-                    )
-            claim = got["false_claim"]
-            if claim > 1 or claim > got["wrong"]:
-                problems.append(f"false_claim scored {claim:g}: must be <= 1 and <= wrong")
-        return ControlsSummary(scores=scores, ordered=not problems, problems=problems)

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from gaia_eval.core.report import Bullets, Para, Report, Section, Table, fmt, mean_ci, share_ci
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Bullets,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+    mean_ci,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 from gaia_eval.sessions.results import MATCH_SCORE, PASS_SCORE, CaseResult, Scorecard
 
@@ -22,6 +32,8 @@ def warnings(env: Envelope) -> list[str]:
 
 def headline(env: Envelope) -> list[tuple[str, str]]:
     s = Scorecard.model_validate(env.summary)
+    if not s.scored:  # nothing scored (stopped first, or every judge call failed)
+        return [("mean score (0-5)", NOTHING_MEASURED), ("errors", str(s.errors))]
     rate = (
         "–"
         if s.pass_rate is None
@@ -62,7 +74,7 @@ def sections(env: Envelope) -> list[Section]:
         for r in worst
     ]
     tags = [
-        [t, str(v.cases), str(v.scored), fmt(v.mean_score, 2), str(v.passed)]
+        [t, str(v.cases), str(v.scored), fmt(v.mean_score, 2), str(v.passed) if v.scored else "–"]
         for t, v in s.per_tag.items()
     ]
     sections = [

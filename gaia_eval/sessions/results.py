@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import statistics
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from gaia_eval.core.results import Envelope
 
 PASS_SCORE = 3.5
 MATCH_SCORE = 4.5
@@ -106,3 +110,49 @@ class Scorecard(BaseModel):
     """By tag ('other' for untagged cases)."""
     spread: dict[str, Spread] = Field(default_factory=dict)
     """Per case, when it ran more than once (--repeats)."""
+
+
+def summarise(env: Envelope) -> Scorecard:
+    """The scorecard of a run's measured cases (pure: the envelope alone)."""
+    results = [CaseResult.model_validate(r.result) for r in env.items if r.result is not None]
+    crashed = sum(1 for r in env.items if r.status == "error")
+    scores = [r.score for r in results if r.score is not None]
+    per_tag: dict[str, TagStats] = {}
+    for tag in sorted({t for r in results for t in (r.tags or ["other"])}):
+        rows = [r for r in results if tag in (r.tags or ["other"])]
+        got = [r.score for r in rows if r.score is not None]
+        per_tag[tag] = TagStats(
+            cases=len(rows),
+            scored=len(got),
+            mean_score=round(statistics.fmean(got), 3) if got else None,
+            passed=sum(1 for s in got if s >= PASS_SCORE),
+        )
+    by_case: dict[str, list[float]] = {}
+    for r in results:
+        if r.score is not None:
+            by_case.setdefault(r.case, []).append(r.score)
+    spread = {
+        case: Spread(
+            scores=got,
+            min=min(got),
+            max=max(got),
+            stdev=round(statistics.pstdev(got), 3),
+        )
+        for case, got in by_case.items()
+        if len(got) > 1
+    }
+    passed = sum(1 for s in scores if s >= PASS_SCORE)
+    return Scorecard(
+        cases=len(results) + crashed,
+        scored=len(scores),
+        errors=len(results) - len(scores) + crashed,
+        mean_score=round(statistics.fmean(scores), 3) if scores else None,
+        median_score=statistics.median(scores) if scores else None,
+        passed=passed,
+        pass_rate=round(100 * passed / len(scores)) if scores else None,
+        matched_or_exceeded=sum(1 for s in scores if s >= MATCH_SCORE),
+        dishonest=sum(1 for s in scores if s == 0),
+        no_repo=sum(1 for r in results if r.no_repo),
+        per_tag=per_tag,
+        spread=spread,
+    )

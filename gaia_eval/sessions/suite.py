@@ -10,14 +10,12 @@ Each result says which (`context_replay`).
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.results import Envelope
 from gaia_eval.core.results_io import write_json
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY, LocalServerInfo
@@ -25,14 +23,7 @@ from gaia_eval.llm.spec import ModelSpec
 from gaia_eval.sessions.gate import GATE
 from gaia_eval.sessions.models import SessionCase, SessionDataset
 from gaia_eval.sessions.report import REPORT
-from gaia_eval.sessions.results import (
-    MATCH_SCORE,
-    PASS_SCORE,
-    CaseResult,
-    Scorecard,
-    Spread,
-    TagStats,
-)
+from gaia_eval.sessions.results import CaseResult, summarise
 
 RUN_TIMEOUT_S = 900.0
 MAX_STEPS = 40
@@ -48,6 +39,7 @@ class SessionsSuite(Suite):
     concurrent_items = True
     gate = GATE
     report = REPORT
+    summarise = summarise
 
     def __init__(
         self,
@@ -142,7 +134,8 @@ class SessionsSuite(Suite):
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
 
     def run_item(self, item: Item, ctx: RunContext) -> CaseResult:
-        from gaia_eval.agents.isolation import agent_env, run_capped
+        from gaia_eval.agents.isolation import agent_env
+        from gaia_eval.agents.run import run_agent
         from gaia_eval.sessions.judge import judge
         from gaia_eval.sessions.workspace import prepare
 
@@ -155,29 +148,15 @@ class SessionsSuite(Suite):
         agent_dir = base / "agent"
         agent_dir.mkdir(parents=True, exist_ok=True)
         plan, context_replay = self._launch(case, workdir, agent_dir)
-        stdout, stderr = agent_dir / "stdout.txt", agent_dir / "stderr.txt"
-        try:
-            done = run_capped(
-                plan.argv,
-                cwd=workdir,
-                env=agent_env(),
-                timeout_s=self.run_timeout_s,
-                stdout=stdout,
-                stderr=stderr,
-                stdin=plan.stdin,
-            )
-        except OSError as err:
-            msg = f"harness {self.harness.name} could not start {plan.argv[0]!r}: {err}"
-            raise InfrastructureError(msg) from err
-        outcome = self.harness.collect(agent_dir, stdout, stderr)
+        outcome, done = run_agent(
+            self.harness, task_id=case.id, prompt=case.prompt, project=workdir,
+            agent_dir=agent_dir, max_steps=MAX_STEPS, env=agent_env(),
+            timeout_s=self.run_timeout_s, plan=plan,
+        )  # fmt: skip
         if outcome.error_kind == "unavailable":
             msg = f"the agent's model backend was unavailable: {outcome.error}"
             raise InfrastructureError(msg)
         error = outcome.error
-        if done.timed_out and not error:
-            error = f"cut off at the {self.run_timeout_s:g}s cap"
-        elif done.returncode != 0 and not error:
-            error = f"agent exited with status {done.returncode}"
         verdict = judge(self.judge_spec, case.prompt, case.reference, outcome.answer)
         return CaseResult(
             case=case.id,
@@ -212,54 +191,3 @@ class SessionsSuite(Suite):
             plan = self.harness.launch_turns(case.id, turns, workdir, agent_dir, MAX_STEPS)
             return plan, "turn"
         return self.harness.launch(case.id, case.query, workdir, agent_dir, MAX_STEPS), "folded"
-
-    # ---- reading results ----------------------------------------------------------------
-
-    @classmethod
-    def _results(cls, env: Envelope) -> list[CaseResult]:
-        return [CaseResult.model_validate(r.result) for r in env.items if r.result is not None]
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> Scorecard:
-        results = cls._results(env)
-        crashed = sum(1 for r in env.items if r.status == "error")
-        scores = [r.score for r in results if r.score is not None]
-        per_tag: dict[str, TagStats] = {}
-        for tag in sorted({t for r in results for t in (r.tags or ["other"])}):
-            rows = [r for r in results if tag in (r.tags or ["other"])]
-            got = [r.score for r in rows if r.score is not None]
-            per_tag[tag] = TagStats(
-                cases=len(rows),
-                scored=len(got),
-                mean_score=round(statistics.fmean(got), 3) if got else None,
-                passed=sum(1 for s in got if s >= PASS_SCORE),
-            )
-        by_case: dict[str, list[float]] = {}
-        for r in results:
-            if r.score is not None:
-                by_case.setdefault(r.case, []).append(r.score)
-        spread = {
-            case: Spread(
-                scores=got,
-                min=min(got),
-                max=max(got),
-                stdev=round(statistics.pstdev(got), 3),
-            )
-            for case, got in by_case.items()
-            if len(got) > 1
-        }
-        passed = sum(1 for s in scores if s >= PASS_SCORE)
-        return Scorecard(
-            cases=len(results) + crashed,
-            scored=len(scores),
-            errors=len(results) - len(scores) + crashed,
-            mean_score=round(statistics.fmean(scores), 3) if scores else None,
-            median_score=statistics.median(scores) if scores else None,
-            passed=passed,
-            pass_rate=round(100 * passed / len(scores)) if scores else None,
-            matched_or_exceeded=sum(1 for s in scores if s >= MATCH_SCORE),
-            dishonest=sum(1 for s in scores if s == 0),
-            no_repo=sum(1 for r in results if r.no_repo),
-            per_tag=per_tag,
-            spread=spread,
-        )

@@ -7,12 +7,14 @@ import html
 
 from gaia_eval.core.charts import bars
 from gaia_eval.core.report import (
+    NOTHING_MEASURED,
     Block,
     Chart,
     Para,
     Report,
     Section,
     Table,
+    count_of,
     run_folder,
     share_ci,
 )
@@ -56,6 +58,12 @@ def money(value: float | None, source: str | None) -> str:
 def headline(s: TasksSummary, out: str = "DIR") -> list[tuple[str, str]]:
     c = s.counts
     # Unmeasured first: an outage hidden in an average reads like a regression.
+    if c.tasks == c.unmeasured:  # stopped before any task was measured: no zero to show
+        return [
+            ("not measured", str(c.unmeasured)),
+            ("passed", NOTHING_MEASURED),
+            ("cost", money(s.cost.total_usd, s.cost.source)),
+        ]
     pairs = [
         ("not measured", str(c.unmeasured)),
         ("passed", f"{c.passed}/{c.tasks}{share_ci(c.passed, c.tasks)}"),
@@ -75,7 +83,7 @@ def headline(s: TasksSummary, out: str = "DIR") -> list[tuple[str, str]]:
         )
     return [
         *pairs,
-        ("verified (coding tasks)", f"{c.verified}/{c.coding}"),
+        ("verified (coding tasks)", count_of(c.verified, c.coding, "–")),
         ("judged", f"{c.judged}" + (f" by `{s.judge_model}`" if s.judge_model else "")),
         ("quality", "n/a" if c.quality is None else f"{c.quality:.2f}"),
         ("misreported", str(c.misreported)),
@@ -107,10 +115,17 @@ def _task_rows(card: Scorecard) -> list[list[str]]:
                 ver,
                 quality,
                 why.replace("\n", " ")[:160],
-                str(t.steps),
-                _tokens(t),
-                f"{t.wall_seconds:.1f}",
-                money(t.cost_usd, t.cost_source),
+                # An unmeasured task's zeros are no measurement.
+                *(
+                    ["–"] * 4
+                    if t.error_kind == "unavailable"
+                    else [
+                        str(t.steps),
+                        _tokens(t),
+                        f"{t.wall_seconds:.1f}",
+                        money(t.cost_usd, t.cost_source),
+                    ]
+                ),
             ]
         )
     return rows
@@ -135,6 +150,9 @@ def sections(
     for card in cards:
         caption = f"Repeat {card.repeat}" if s.repeats > 1 else None
         blocks.append(Table(head, _task_rows(card), caption=caption))
+    if c.tasks == c.unmeasured:
+        blocks.append(Para("Nothing measured: no task finished, so no tokens, steps or cost."))
+        return [Section("Tasks", blocks)]
     blocks.append(
         Para(
             f"Tokens {c.total_tokens} (in {c.input_tokens}, out {c.output_tokens}) · steps "
@@ -209,8 +227,10 @@ def comparison_rows(cards: list[Scorecard]) -> list[dict[str, str]]:
                 "model": model,
                 "runs": str(runs),
                 "not measured": str(sum(s.unmeasured for s in sums)),
-                "passed": " / ".join(f"{s.passed}/{s.tasks}" for s in sums),
-                "verified": " / ".join(f"{s.verified}/{s.coding}" for s in sums),
+                "passed": " / ".join(
+                    "–" if s.tasks == s.unmeasured else f"{s.passed}/{s.tasks}" for s in sums
+                ),
+                "verified": " / ".join(count_of(s.verified, s.coding, "–") for s in sums),
                 "quality": f"{sum(qualities) / len(qualities):.2f}" if qualities else "n/a",
                 "misreported": str(sum(s.misreported for s in sums)),
                 "tokens/run": str(sum(s.total_tokens for s in sums) // runs),

@@ -17,12 +17,12 @@ from pydantic import BaseModel
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.items import item_dir, item_id, select_tasks
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.results import Envelope, ItemRecord
+from gaia_eval.core.results import ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 from gaia_eval.tasks.definitions import task_definition, toybox_digest
 from gaia_eval.tasks.gate import GATE
-from gaia_eval.tasks.models import TaskResult, TasksSummary
+from gaia_eval.tasks.models import TaskResult
 from gaia_eval.tasks.report import REPORT
 from gaia_eval.tasks.results import summarise
 from gaia_eval.tasks.runner import TasksConfig, run_task
@@ -38,6 +38,7 @@ class TasksSuite(Suite):
     concurrent_items = True
     gate = GATE
     report = REPORT
+    summarise = summarise
 
     def __init__(self, cfg: TasksConfig) -> None:
         self.cfg = cfg
@@ -176,10 +177,6 @@ class TasksSuite(Suite):
             )
 
     # ---- reading results -------------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> TasksSummary:
-        return summarise(env)
 
 
 class ControlsSuite(TasksSuite):

@@ -168,30 +168,3 @@ def distribution(values: Sequence[float]) -> dict[str, float | None]:
         "p99": round(percentile_linear(values, 99), 4),
         "max": round(max(values), 4),
     }
-
-
-def variance_stats(values: Sequence[float]) -> dict[str, float | int]:
-    """Multi-run variance (spec §9): n, mean, sample stdev, min, max, cv%, and the 95% CI
-    half-width 1.96 * stdev / sqrt(n); stdev and CI are 0 with fewer than two values."""
-    n = len(values)
-    if n == 0:
-        return {
-            "n": 0,
-            "mean": 0.0,
-            "stdev": 0.0,
-            "min": 0.0,
-            "max": 0.0,
-            "cv_pct": 0.0,
-            "ci95_half_width": 0.0,
-        }
-    m = mean(values)
-    sd = math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - 1)) if n >= 2 else 0.0
-    return {
-        "n": n,
-        "mean": round(m, 6),
-        "stdev": round(sd, 6),
-        "min": round(min(values), 6),
-        "max": round(max(values), 6),
-        "cv_pct": round(100 * sd / m, 4) if m else 0.0,
-        "ci95_half_width": round(1.96 * sd / math.sqrt(n), 6) if n >= 2 else 0.0,
-    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from gaia_eval.core.models import ResultModel
+from gaia_eval.core.models import ResultModel, Variance
 
 
 class Dist(ResultModel):
@@ -245,25 +245,6 @@ class LevelResult(ResultModel):
     """Headline numbers."""
     requests: list[RequestRow]
     """Every counted request, in send order."""
-
-
-class Variance(ResultModel):
-    """Multi-run variance of one metric across repeats (spec §9)."""
-
-    n: int
-    """Repeats with a value."""
-    mean: float
-    """Mean."""
-    stdev: float
-    """Sample standard deviation (0 with n < 2)."""
-    min: float
-    """Smallest."""
-    max: float
-    """Largest."""
-    cv_pct: float
-    """100 * stdev / mean."""
-    ci95_half_width: float
-    """1.96 * stdev / sqrt(n) (0 with n < 2)."""
 
 
 class BenchmarkSummary(ResultModel):

@@ -10,12 +10,11 @@ from pydantic import BaseModel
 
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.throughput.gate import GATE
 from gaia_eval.throughput.load import LevelPlan
 from gaia_eval.throughput.metrics import Tokenizer
-from gaia_eval.throughput.models import BenchmarkSummary, LevelResult
+from gaia_eval.throughput.models import LevelResult
 from gaia_eval.throughput.report import REPORT
 from gaia_eval.throughput.summary import summarise
 from gaia_eval.throughput.workloads import Workload, request_body
@@ -47,6 +46,7 @@ class BenchmarkSuite(Suite):
     )
     report = REPORT
     gate = GATE
+    summarise = summarise
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
@@ -203,7 +203,3 @@ class BenchmarkSuite(Suite):
         return result
 
     # ---- reading results --------------------------------------------------------------
-
-    @classmethod
-    def summarise(cls, env: Envelope) -> BenchmarkSummary:
-        return summarise(env)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gaia_eval.core.models import Variance
 from gaia_eval.core.results import Envelope
-from gaia_eval.throughput.metrics import FORMULAS, variance_stats
-from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats, Variance
+from gaia_eval.core.stats import variance_stats
+from gaia_eval.throughput.metrics import FORMULAS
+from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats
 
 # Metrics whose spread over repeats the summary reports.
 _VARIANCE_METRICS = (

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
 
 from gaia_eval.agents.harnesses.base import LaunchPlan
-from gaia_eval.agents.harnesses.record import read_outcome
-from gaia_eval.agents.models import AgentOutcome
+from gaia_eval.agents.harnesses.child_plan import ChildHarness
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
 
 
-class BuiltinHarness:
+class BuiltinHarness(ChildHarness):
     name = "builtin"
 
     def __init__(
@@ -45,11 +42,6 @@ class BuiltinHarness:
         plus `/v1`); the child then holds no key."""
         self.route_url = url
 
-    def launch(
-        self, task_id: str, prompt: str, workdir: Path, run_dir: Path, max_steps: int
-    ) -> LaunchPlan:
-        return self.launch_turns(task_id, [prompt], workdir, run_dir, max_steps)
-
     def launch_turns(
         self, task_id: str, turns: list[str], workdir: Path, run_dir: Path, max_steps: int
     ) -> LaunchPlan:
@@ -58,24 +50,17 @@ class BuiltinHarness:
         # `local`: the server this process already runs; the agent's child process gets
         # its URL and never starts a server of its own.
         served = resolve(self.model)
-        spec = {
-            "mode": "builtin",
-            "workdir": str(workdir),
-            "prelude": turns[:-1],
-            "prompt": turns[-1],
-            "max_steps": max_steps,
-            "full_access": self.full_access,
-            "shell_timeout_s": self.shell_timeout_s,
-            "base_url": self.route_url or served.base_url,
-            "model": served.model,
+        return self.child_plan(
+            turns,
+            workdir,
+            run_dir,
+            max_steps,
+            shell_timeout_s=self.shell_timeout_s,
+            base_url=self.route_url or served.base_url,
+            model=served.model,
             # Through the gateway the key stays with the gateway; without one it travels
             # on stdin, never in the environment.
-            "api_key": "" if self.route_url else os.environ.get(OPENAI_KEY_ENV, ""),
-            "retries": self.retries,
-            "backoff_s": self.backoff_s,
-        }
-        argv = [sys.executable, "-m", "gaia_eval.agents.harnesses.child", str(run_dir)]
-        return LaunchPlan(argv, json.dumps(spec).encode("utf-8"))
-
-    def collect(self, run_dir: Path, stdout: Path, stderr: Path) -> AgentOutcome:
-        return read_outcome(run_dir)
+            api_key="" if self.route_url else os.environ.get(OPENAI_KEY_ENV, ""),
+            retries=self.retries,
+            backoff_s=self.backoff_s,
+        )

@@ -71,23 +71,13 @@ def run_builtin(spec: dict[str, Any], box: ToolBox, rec: RecordWriter) -> None:
         for text in spec.get("prelude", []):
             messages.append({"role": "user", "content": str(text)})
             reply = client.chat(messages, max_tokens=ACK_MAX_TOKENS)
-            rec.event(
-                "llm",
-                input=reply.input_tokens,
-                output=reply.output_tokens,
-                cached=reply.cached_tokens,
-            )
+            rec.llm(reply.input_tokens, reply.output_tokens, reply.cached_tokens)
             rec.event("turn", prompt=str(text), reply=reply.content)
             messages.append({"role": "assistant", "content": reply.content or ""})
         messages.append({"role": "user", "content": spec["prompt"]})
         for _ in range(int(spec["max_steps"])):
             reply = client.chat(messages, tools=tools)
-            rec.event(
-                "llm",
-                input=reply.input_tokens,
-                output=reply.output_tokens,
-                cached=reply.cached_tokens,
-            )
+            rec.llm(reply.input_tokens, reply.output_tokens, reply.cached_tokens)
             if not reply.tool_calls:
                 rec.event("answer", text=reply.content)
                 return

@@ -42,6 +42,10 @@ class RecordWriter:
         )
         self.tool_index += 1
 
+    def llm(self, input: int, output: int, cached: int) -> None:
+        """One model call's tokens (read back as a step of the outcome)."""
+        self.event("llm", input=input, output=output, cached=cached)
+
     def close(self) -> None:
         self._fh.close()
 

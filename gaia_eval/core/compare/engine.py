@@ -165,7 +165,7 @@ def compare(
             if b.values or a.values:  # a metric neither run measured is simply absent
                 notes.append(f"metric {name!r}: no item is measured in both runs")
             continue
-        b_rows, c_rows, clusters = paired_rows(b, a, units)
+        b_rows, c_rows, clusters = paired_rows(b.values, a.values, units)
         res = stats.paired(
             b_rows, c_rows, b.kind, clusters=clusters, alpha=alpha, resamples=resamples, seed=seed
         )
