@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from gaia_eval.core.compare.metrics import collect
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.core.report import Report, Section, Table, fmt
@@ -41,6 +42,11 @@ class ToySuite(Suite):
         read_metrics=lambda e: {"mean": Metric(e.summary["mean"], e.summary["n"])},
         read_checks=lambda e: {(r.id, "passed"): r.result["passed"] for r in e.items if r.result},
         item_fields=("value",),  # compared per item beside the default, the checks
+        read_item_values=lambda e: {
+            "mean": collect(
+                "mean", "continuous", ((r.id, r.result["value"], None) for r in e.items if r.result)
+            )
+        },
     )
     report = Report(
         headline=lambda e: [("mean", fmt(e.summary["mean"]))],

@@ -295,6 +295,11 @@ def test_cli_gate_and_report(
     assert main(["code", "gate", str(ref), "--baseline", "builtin:code/reference-replay"]) == 0
     assert load_envelope(ref / "results.json").verdict is not None
     assert "Gate **PASSED**" in (ref / "report.md").read_text()
+    sig = ["--baseline", "builtin:code/reference-replay", "--gate-mode", "significance"]
+    assert main(["code", "gate", str(ref), *sig]) == 0
+    verdict = load_envelope(ref / "results.json").verdict
+    assert verdict is not None and verdict.mode == "significance"
+    assert "within tolerance; not a significant drop (p=1.0000)" in (ref / "report.md").read_text()
     # Another system is not comparable with the reference baseline: exit 3, not a fail.
     nothing = tmp_path / "nothing"
     shutil.copytree(runs["do-nothing"], nothing)

@@ -243,6 +243,13 @@ def test_gate_pass_fail_and_refusal_exit_codes(
     assert "Gate **FAILED**" in captured.out
     assert "| `toy/toy-001` | sdk hit@5 | pass | fail | no |" in captured.out
     assert "sdk recall@5 dropped" in captured.err
+    assert "fails tolerance; 5 paired items, too few to test (at least 10)" in captured.out
+    # Five questions cannot be tested for significance, so that mode keeps the tolerance
+    # verdict rather than pass what it cannot measure.
+    assert main([*RAG, "--compare", str(base), str(worse), "--gate-mode", "significance"]) == 1
+    captured = capsys.readouterr()
+    assert "in significance mode" in captured.out and "| **FAIL** |" in captured.out
+    assert "toy/sdk recall@5 cannot be tested (5 paired items" in captured.out
 
     def other_embedder(data: dict[str, Any]) -> None:
         data["header"]["embedder"] = "onnx:x"

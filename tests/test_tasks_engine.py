@@ -148,6 +148,10 @@ def test_run_vs_run_gate_fails_a_coding_task_that_stopped_passing(straight: Path
     assert "task 02-bugfix: passed passed in the baseline, fails now" in verdict.failures
     # passed dropped by one: within the one-task headroom, so only the check fails
     assert [m.name for m in verdict.metrics if not m.passed] == []
+    # Each row pairs the two tasks: passed lost one of two (in tasks), too few to test.
+    passed = next(m for m in verdict.metrics if m.name == "passed")
+    assert passed.paired_items == 2 and passed.delta == pytest.approx(-1.0)
+    assert passed.significance == "within tolerance; 2 paired items, too few to test (at least 10)"
     assert compare(TasksSuite, worse, whole).passed  # fail -> pass is a note, not a failure
 
 

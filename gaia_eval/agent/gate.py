@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule, Outcome, RunDiffRule
+from gaia_eval.core.items import split_item_id
 from gaia_eval.core.results import Envelope
 
 JUDGED = ("PASS", "FAIL", "BLOCKED")
@@ -31,6 +33,16 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
         if row["status"] in JUDGED:
             out[(row["id"], "pass")] = row["status"] == "PASS"
     return out
+
+
+def item_values(env: Envelope) -> dict[str, ItemMetric]:
+    """The judged pass per scenario (its repeats resampled together), for the paired
+    interval and p-value of the judged_pass_rate row."""
+    out = ItemMetric("judged_pass_rate", "binary", gated=True)
+    for row in env.summary.get("scenarios", []):
+        if row["status"] in JUDGED:
+            out.add(split_item_id(str(row["id"]))[0], row["status"] == "PASS", str(row["id"]))
+    return {"judged_pass_rate": out}
 
 
 def _number(value: Any) -> float | None:
@@ -59,5 +71,6 @@ GATE = GateRules(
     checks=(CheckRule("pass"),),
     read_metrics=metrics,
     read_checks=checks,
+    read_item_values=item_values,
     runs=RUNS,
 )

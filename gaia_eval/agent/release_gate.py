@@ -29,7 +29,8 @@ from pathlib import Path
 from gaia_eval.agent.models import ReleaseCard
 from gaia_eval.agent.release import FILE, parse_card, read_card
 from gaia_eval.core import stats
-from gaia_eval.core.compare.engine import MEASURED, paired_rows
+from gaia_eval.core.compare.engine import MEASURED
+from gaia_eval.core.compare.metrics import paired_rows
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.gate import Bar, check_bars, exit_code, refuse_fields
 from gaia_eval.core.results import Verdict

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from gaia_eval.agent.scorecard import Scorecard
-from gaia_eval.core.report import NOTHING_MEASURED, Bullets, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Bullets,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 
 
@@ -20,7 +29,11 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     rate = f"{_pct(s.pass_rate)} ({s.passed}/{s.total_scenarios})"
     out = [
         ("pass rate", rate if measured > 0 else NOTHING_MEASURED),
-        ("judged pass rate", _pct(s.judged_pass_rate)),
+        (
+            "judged pass rate",
+            _pct(s.judged_pass_rate)
+            + share_ci(s.passed, s.passed + s.failed + s.blocked, percent=True),
+        ),
         ("average score (FAIL capped at 5.99)", fmt(s.avg_score, 2)),
         (
             "unmeasured",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gaia_eval.cli._alias import runner
 from gaia_eval.code_bench.options import COMMAND
-from gaia_eval.core.options import non_negative
+from gaia_eval.core.options import GATE_MODE, non_negative
 from gaia_eval.core.rundir import RESULTS_ROOT
 
 NAME = "code"
@@ -39,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a results.json, a run folder, or a shipped baseline (builtin:code/reference-replay)",
     )
     gate.add_argument("--tolerance", type=non_negative, help="allowed drop, overriding the rules")
+    GATE_MODE.add_to(gate)
 
     rep = sub.add_parser(
         "report",

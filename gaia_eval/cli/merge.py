@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from gaia_eval.core.launch import resolve_baseline
-from gaia_eval.core.options import non_negative
+from gaia_eval.core.options import GATE_MODE, non_negative
 
 NAME = "merge"
 HELP = "join shard runs of one suite (`--shard i/N`) into one result that gates like one run"
@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--gate", metavar="BASELINE", help="gate the merged result (file, folder or builtin:NAME)"
     )
     parser.add_argument("--tolerance", type=non_negative, help="allowed metric drop (finite, >= 0)")
+    GATE_MODE.add_to(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,7 +29,12 @@ def run(args: argparse.Namespace) -> int:
 
     baseline, label = resolve_baseline(args.gate) if args.gate else (None, None)
     env, paths, cls = merge(
-        args.dirs, args.out, baseline=baseline, baseline_label=label, tolerance=args.tolerance
+        args.dirs,
+        args.out,
+        baseline=baseline,
+        baseline_label=label,
+        tolerance=args.tolerance,
+        gate_mode=args.gate_mode,
     )
     for line in terminal_summary(cls, env):
         print(line)

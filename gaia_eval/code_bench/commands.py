@@ -29,7 +29,14 @@ def cmd_gate(args: argparse.Namespace) -> int:
     assert isinstance(env, Envelope)
     path, label = resolve_baseline(args.baseline, CodeBenchSuite.name)
     baseline = load_baseline(path, label, CodeBenchSuite)
-    env.verdict = compare(CodeBenchSuite, baseline, env, tolerance=args.tolerance, label=label)
+    env.verdict = compare(
+        CodeBenchSuite,
+        baseline,
+        env,
+        tolerance=args.tolerance,
+        label=label,
+        mode=args.gate_mode,
+    )
     paths = write_outputs(CodeBenchSuite, folder, env)
     for line in terminal_summary(CodeBenchSuite, env):
         print(line)

@@ -15,9 +15,13 @@ The two cases are told apart by the metric's name: a replay run's metrics are na
 
 from __future__ import annotations
 
-from gaia_eval.code_bench.models import CodeSummary
+from collections.abc import Callable
+
+from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
 from gaia_eval.code_bench.scorecard import results
+from gaia_eval.core.compare.metrics import ItemMetric, collect
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
+from gaia_eval.core.items import split_item_id
 from gaia_eval.core.results import Envelope
 
 DETERMINISTIC_HARNESSES = frozenset({"replay"})
@@ -55,6 +59,31 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
     return out
 
 
+def item_values(env: Envelope) -> dict[str, ItemMetric]:
+    """Each gated count per task (its repeats resampled together), keyed as `metrics` names
+    it. A task counts as the number of distinct tasks when it holds (0 otherwise), so the
+    mean over tasks is the row's count per repeat and the change's interval reads in tasks."""
+    suffix = REPLAY if deterministic(env) else ""
+    rows = results(env)
+    tasks = len({split_item_id(i)[0] for i, _ in rows}) or 1
+    readings: dict[str, Callable[[CodeTaskResult], bool]] = {
+        "solved": lambda r: r.solved,
+        "solved_plus": lambda r: r.solved_plus,
+        "with_regressions": lambda r: bool(r.regressions),
+        "dishonest": lambda r: r.dishonest,
+    }
+    out: dict[str, ItemMetric] = {}
+    for base, read in readings.items():
+        name = base + suffix
+        out[name] = collect(
+            name,
+            "binary",
+            ((split_item_id(i)[0], tasks if read(r) else 0.0, i) for i, r in rows),
+            higher_is_better=base not in LOWER_IS_BETTER,
+        )
+    return out
+
+
 GATE = GateRules(
     metrics=tuple(
         MetricRule(base + suffix, higher_is_better=base not in LOWER_IS_BETTER, absolute=slack)
@@ -69,4 +98,5 @@ GATE = GateRules(
     ),
     read_metrics=metrics,
     read_checks=checks,
+    read_item_values=item_values,
 )

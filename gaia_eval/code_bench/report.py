@@ -6,7 +6,17 @@ from collections.abc import Sequence
 
 from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult
 from gaia_eval.core.charts import bars
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import (
+    Block,
+    Bullets,
+    Chart,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 
 
@@ -22,8 +32,15 @@ def _cost(s: CodeSummary) -> str:
 
 def headline(s: CodeSummary) -> list[tuple[str, str]]:
     out = [
-        ("solved", f"{s.solved}/{s.ran} ({_pct(s.solve_rate)})"),
-        ("solved with hidden tests", f"{s.solved_plus}/{s.ran} ({_pct(s.hidden_pass_rate)})"),
+        (
+            "solved",
+            f"{s.solved}/{s.ran} ({_pct(s.solve_rate)}{share_ci(s.solved, s.ran, percent=True)})",
+        ),
+        (
+            "solved with hidden tests",
+            f"{s.solved_plus}/{s.ran} ({_pct(s.hidden_pass_rate)}"
+            f"{share_ci(s.solved_plus, s.ran, percent=True)})",
+        ),
         ("pass rate, try 1", _pct(s.pass_rate_1)),
     ]
     if s.tries >= 2:

@@ -11,7 +11,7 @@ baseline is reported as not gated. Scale numbers are never gated.
 
 from __future__ import annotations
 
-from gaia_eval.code_retrieval.models import CodeSummary
+from gaia_eval.code_retrieval.models import CodeSummary, Scores
 from gaia_eval.code_retrieval.quality import distinct_sets
 from gaia_eval.core.compare.metrics import ItemMetric, collect, from_checks
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
@@ -110,6 +110,45 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
     ]
 
 
+def query_value(scores: Scores, metric: str) -> float | None:
+    """One query's value of a GATED summary metric (the summary's number is its mean)."""
+    family, _, key = metric.partition("_")
+    values = scores.files if family == "file" else scores.symbols
+    if values is None:
+        return None
+    return values.get("rr" if key == "mrr" else key)
+
+
+def item_values(env: Envelope) -> dict[str, ItemMetric]:
+    """Each gated metric per scored query of each summary set, keyed as `metrics` names
+    it, for the paired interval and p-value of every gate row."""
+    from gaia_eval.code_retrieval.models import QueryRecord
+
+    scored = [
+        (rec.id, q)
+        for rec in env.items
+        if rec.id.startswith("quality/") and rec.result
+        if (q := QueryRecord.model_validate(rec.result)).status == "scored"
+        and q.semantic
+        and q.lexical
+    ]
+    sets = {"all": scored} | {
+        src: [(i, q) for i, q in scored if q.source == src] for src in {q.source for _, q in scored}
+    }
+    if len(sets) == 2:  # one query set: `all` is its copy, left out as distinct_sets does
+        sets.pop("all")
+    out: dict[str, ItemMetric] = {}
+    for name, rows in sets.items():
+        for m in GATED:
+            out[f"{name}/semantic {m}"] = collect(
+                f"{name}/semantic {m}",
+                "continuous",
+                ((i, query_value(q.semantic, m) if q.semantic else None, None) for i, q in rows),
+                gated=True,
+            )
+    return out
+
+
 def item_metrics(env: Envelope) -> list[ItemMetric]:
     """compare_metrics, then the gate's item checks (scenarios, hazards) as pass/fail."""
     return compare_metrics(env) + from_checks(GATE, env)
@@ -129,4 +168,5 @@ GATE = GateRules(
     read_checks=checks,
     extra=extra,
     item_metrics=item_metrics,
+    read_item_values=item_values,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from gaia_eval.code_retrieval.gate import query_value
 from gaia_eval.code_retrieval.models import (
     CodeSummary,
     Excluded,
@@ -20,7 +21,15 @@ from gaia_eval.code_retrieval.models import (
     ScaleRepo,
 )
 from gaia_eval.code_retrieval.quality import distinct_sets, summarize
-from gaia_eval.core.report import NOTHING_MEASURED, Bullets, Para, Report, Section, Table
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Bullets,
+    Para,
+    Report,
+    Section,
+    Table,
+    mean_ci,
+)
 from gaia_eval.core.results import Envelope, ItemRecord
 
 _METRICS = (
@@ -103,19 +112,37 @@ def summarise(env: Envelope) -> CodeSummary:
     return out
 
 
+def semantic_values(env: Envelope) -> dict[str, list[float]]:
+    """Summary metric -> the semantic retriever's value per scored query (the `all` set),
+    for the headline's intervals."""
+    out: dict[str, list[float]] = {}
+    for rec in env.items:
+        if not (rec.id.startswith("quality/") and rec.result):
+            continue
+        q = QueryRecord.model_validate(rec.result)
+        if q.status != "scored" or q.semantic is None or q.lexical is None:
+            continue
+        for m in ("file_recall@5", "file_mrr", "symbol_recall@5"):
+            value = query_value(q.semantic, m)
+            if value is not None:
+                out.setdefault(m, []).append(value)
+    return out
+
+
 def headline(env: Envelope) -> list[tuple[str, str]]:
     s = CodeSummary.model_validate(env.summary)
     out: list[tuple[str, str]] = []
     if s.quality is not None and "all" in s.quality.summary:
         a = s.quality.summary["all"]
         out.append(("queries scored", f"{s.quality.scored} ({s.quality.unmeasured} unmeasured)"))
+        per_query = semantic_values(env)
         for m in ("file_recall@5", "file_mrr", "symbol_recall@5"):
             if not s.quality.scored:  # no query counted: a 0.0000 mean would read as a score
                 out.append((f"semantic {m} (grep)", NOTHING_MEASURED))
                 continue
-            out.append(
-                (f"semantic {m} (grep)", f"{_f(a.semantic.get(m))} ({_f(a.lexical.get(m))})")
-            )
+            value = a.semantic.get(m)
+            ci = mean_ci(per_query.get(m, [])) if value is not None else ""
+            out.append((f"semantic {m} (grep)", f"{_f(value)}{ci} ({_f(a.lexical.get(m))})"))
     if s.incremental is not None:
         out.append(("incremental replay", "correct" if s.incremental.correct else "DRIFTED"))
     if s.robustness is not None:

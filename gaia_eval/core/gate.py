@@ -27,6 +27,10 @@ Against a baseline:
 5. Item checks: every change is listed (both directions); a pass -> fail of a check whose
    rule says must-still-pass fails, and so does such a check absent now.
 6. The suite's own extra rules (`GateRules.extra`) add failures and notes.
+7. Every metric row gets the paired interval and p-value of its change and says in words
+   whether a failed tolerance is also a significant drop (core.gate_stats); with
+   `mode="significance"` a metric (and the must-still-pass checks, pooled) fails only on
+   a significant drop, Holm-corrected across the verdict's tested rows.
 A run compared with itself passes at tolerance 0.
 """
 
@@ -49,6 +53,7 @@ from gaia_eval.core.results import Envelope, Flip, Header, MetricCheck, Verdict
 
 if TYPE_CHECKING:
     from gaia_eval.core.compare.metrics import Distribution, ItemMetric
+    from gaia_eval.core.gate_stats import GateMode
     from gaia_eval.core.suite import Suite
 
 # Float slack so equal metrics written with a few decimals never fail on rounding.
@@ -160,6 +165,11 @@ class GateRules:
     distributions: Callable[[Envelope], Sequence[Distribution]] = _no_distributions
     """Unpaired readings `gaia-eval compare` compares by percentiles (latencies per load
     level); default none."""
+    read_item_values: Callable[[Envelope], Mapping[str, ItemMetric]] | None = None
+    """Per-item values of each gated metric, keyed as `read_metrics` names it (each
+    question's hit@5 for `<dataset>/sdk recall@5`): every gate row then carries the paired
+    interval and p-value of its change (core.gate_stats). None: the rows say the suite
+    records no per-item values."""
     runs: RunDiffRule | None = None
     """How two runs compare item by item in buckets (`diff_runs`); None: the suite has no
     such command."""
@@ -349,9 +359,20 @@ def compare(
     *,
     tolerance: float | None = None,
     label: str = "the baseline",
+    mode: GateMode = "tolerance",
+    alpha: float = 0.05,
 ) -> Verdict:
-    """Gate `current` against `baseline`; raises NotComparableError for unlike runs."""
+    """Gate `current` against `baseline`; raises NotComparableError for unlike runs.
+    `mode`: `tolerance` (each rule's allowed change) or `significance` (a significant
+    drop only; core.gate_stats)."""
+    # The statistics load the native core: imported here, so building the CLI's parser
+    # (which reads gate rules) stays light.
+    from gaia_eval.core.gate_stats import GATE_MODES, annotate, apply_mode, checks_note
+
     tolerance = check_tolerance(tolerance)
+    if mode not in GATE_MODES:
+        msg = f"--gate-mode must be one of {', '.join(GATE_MODES)}, got {mode!r}"
+        raise InvalidInputError(msg)
     check_baseline(baseline, label)
     refuse_unlike(suite, baseline, current, label)
     rules = suite.gate
@@ -361,6 +382,8 @@ def compare(
         baseline_commit=baseline.header.run.commit,
         baseline_started=baseline.header.run.started,
         tolerance=tolerance,
+        mode=mode,
+        alpha=alpha,
     )
     head = current.header
     if not head.complete:
@@ -396,7 +419,7 @@ def compare(
             verdict.failures.append(line)
         else:
             verdict.notes.append(line)
-    _gate_metrics(
+    metric_failures = _gate_metrics(
         suite,
         rules=rules,
         baseline=baseline,
@@ -404,7 +427,7 @@ def compare(
         tolerance=tolerance,
         verdict=verdict,
     )
-    _gate_checks(
+    check_failures = _gate_checks(
         suite,
         rules=rules,
         baseline=baseline,
@@ -412,6 +435,15 @@ def compare(
         asked=asked,
         verdict=verdict,
     )
+    directions = {}
+    for row in verdict.metrics:
+        rule = _rule_for(rules.metrics, row.name)
+        directions[row.name] = rule is None or rule.higher_is_better
+    found = annotate(rules, baseline, current, verdict, directions, alpha=alpha)
+    if mode == "significance":
+        apply_mode(verdict, found, metric_failures=metric_failures, check_failures=check_failures)
+    elif check_failures:
+        verdict.notes.append(checks_note(found, len(check_failures), alpha))
     failures, notes = rules.extra(baseline, current)
     verdict.failures.extend(failures)
     verdict.notes.extend(notes)
@@ -427,7 +459,9 @@ def _gate_metrics(
     current: Envelope,
     tolerance: float | None,
     verdict: Verdict,
-) -> None:
+) -> dict[str, str]:
+    """Append a row per gated metric and the failures; returns row name -> failure line."""
+    failed: dict[str, str] = {}
     before = rules.read_metrics(baseline)
     after = rules.read_metrics(current)
     for name, old in before.items():
@@ -458,9 +492,8 @@ def _gate_metrics(
             verdict.failures.append(f"{name} is in the baseline but missing now")
         elif not ok:
             word = "dropped" if rule.higher_is_better else "rose"
-            verdict.failures.append(
-                f"{name} {word} {old.value:.4f} -> {value:.4f} (allowed {text})"
-            )
+            failed[name] = f"{name} {word} {old.value:.4f} -> {value:.4f} (allowed {text})"
+            verdict.failures.append(failed[name])
     for name in after:
         if name not in before and _rule_for(rules.metrics, name) is not None:
             verdict.not_gated.append(name)
@@ -468,6 +501,7 @@ def _gate_metrics(
         verdict.notes.append(
             "measured now but not in the baseline: " + ", ".join(verdict.not_gated)
         )
+    return failed
 
 
 def _gate_checks(
@@ -478,7 +512,9 @@ def _gate_checks(
     current: Envelope,
     asked: set[str] | None,
     verdict: Verdict,
-) -> None:
+) -> list[str]:
+    """Append every flip and the must-still-pass failures; returns the pass -> fail lines."""
+    failed: list[str] = []
     before = rules.read_checks(baseline)
     after = rules.read_checks(current)
     missing = set(verdict.missing_items)
@@ -494,9 +530,11 @@ def _gate_checks(
         verdict.flips.append(Flip(item=item, check=check, before=old, after=new, gated=gated))
         if gated and old is True and new is not True and item not in missing:
             state = "absent now" if new is None else "fails now"
-            verdict.failures.append(
-                f"{suite.item_noun} {item}: {check} passed in the baseline, {state}"
-            )
+            line = f"{suite.item_noun} {item}: {check} passed in the baseline, {state}"
+            verdict.failures.append(line)
+            if new is False:  # an absent check is not a measured drop: it fails either way
+                failed.append(line)
+    return failed
 
 
 # ---- run against run, item by item ------------------------------------------------------

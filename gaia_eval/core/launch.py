@@ -70,6 +70,7 @@ def request(
         baseline=baseline,
         baseline_label=label,
         tolerance=getattr(args, "tolerance", None),
+        gate_mode=getattr(args, "gate_mode", None) or "tolerance",
         keep_temp=args.keep_temp,
         wait_lock=getattr(args, "wait_lock", None),
         jobs=getattr(args, "jobs", None),

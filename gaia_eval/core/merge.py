@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gaia_eval.core import gate as gate_engine
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
@@ -27,6 +28,9 @@ from gaia_eval.core.runloop import (
     load_baseline,
 )
 from gaia_eval.core.suite import Suite, legacy_converters, suite_class
+
+if TYPE_CHECKING:
+    from gaia_eval.core.gate_stats import GateMode
 
 
 def _load(folder: Path) -> Envelope:
@@ -200,6 +204,7 @@ def merge(
     baseline: Path | None = None,
     baseline_label: str | None = None,
     tolerance: float | None = None,
+    gate_mode: GateMode = "tolerance",
 ) -> tuple[Envelope, dict[str, Path], type[Suite]]:
     """Merge run folders into `out` (results.json, items.jsonl, report.md, report.html)."""
     check_out_dir(out, resuming=False)
@@ -208,7 +213,12 @@ def merge(
     if baseline is not None:
         label = baseline_label or str(baseline)
         env.verdict = gate_engine.compare(
-            cls, load_baseline(baseline, label, cls), env, tolerance=tolerance, label=label
+            cls,
+            load_baseline(baseline, label, cls),
+            env,
+            tolerance=tolerance,
+            label=label,
+            mode=gate_mode,
         )
     for rec in env.items:
         append_record(out / ITEM_LOG, rec)

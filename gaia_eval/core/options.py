@@ -281,6 +281,16 @@ TOLERANCE = Option(
     "allowed metric drop, overriding each rule's default (finite, >= 0)",
     non_negative,
 )
+GATE_MODES = ("tolerance", "significance")
+"""core.gate_stats.GATE_MODES (spelled here too: parsing flags loads no statistics)."""
+GATE_MODE = Option(
+    "--gate-mode",
+    "how a gated metric fails: `tolerance` (default) when it moves further than its "
+    "allowed change; `significance` only on a significant drop (paired test, "
+    "Holm-corrected across the gated metrics); docs/runs.md",
+    choices=GATE_MODES,
+    default="tolerance",
+)
 
 JOBS = Option(
     "--jobs",
@@ -308,11 +318,12 @@ RUN = Options.of(
     WAIT_LOCK,
     GATE,
     TOLERANCE,
+    GATE_MODE,
     RESUME,
     title="run (every suite)",
 )
-"""The flags every suite shares (a suite that is never gated drops --gate/--tolerance)."""
-RUN_UNGATED = RUN.without("--gate", "--tolerance")
+"""The flags every suite shares (a suite that is never gated drops the gate's flags)."""
+RUN_UNGATED = RUN.without("--gate", "--tolerance", "--gate-mode")
 
 
 @dataclass(frozen=True)

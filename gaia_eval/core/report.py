@@ -12,11 +12,12 @@ browser.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.core.results import Envelope, Header, Verdict
+from gaia_eval.core.results import Envelope, Header, MetricCheck, Verdict
 from gaia_eval.core.results_io import scrub_text
 
 if TYPE_CHECKING:
@@ -84,6 +85,30 @@ NOTHING_MEASURED = "– (nothing measured)"
 def fmt(value: float | None, digits: int = 3) -> str:
     """A number for a table cell; missing is an en dash."""
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def share_ci(passed: int, total: int, *, percent: bool = False, digits: int = 2) -> str:
+    """` [0.55, 0.79]` (` [55.0, 79.0]` with `percent`): the 95% Wilson interval of the
+    share passed / total, for a headline number; empty for no total."""
+    from gaia_eval.core.stats import wilson
+
+    if total < 1 or not 0 <= passed <= total:
+        return ""
+    low, high = wilson(passed, total)
+    if percent:
+        return f" [{low * 100:.1f}, {high * 100:.1f}]"
+    return f" [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def mean_ci(values: Sequence[float], digits: int = 2) -> str:
+    """` [0.41, 0.61]`: the 95% bootstrap interval of the mean of `values` (one per item),
+    for a headline number; empty for fewer than two values."""
+    from gaia_eval.core.stats import mean_interval
+
+    if len(values) < 2:
+        return ""
+    low, high = mean_interval(list(values), "continuous")
+    return f" [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def count_of(n: int, total: int, empty: str = NOTHING_MEASURED) -> str:
@@ -177,21 +202,16 @@ def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
     against = f"`{verdict.baseline}`"
     if verdict.baseline_commit:
         against += f" (commit {verdict.baseline_commit[:12]}, started {verdict.baseline_started})"
-    blocks: list[Block] = [Para(f"Gate {state} against {against}.")]
+    mode = (
+        " in significance mode (fails only on a significant drop, Holm-corrected)"
+        if verdict.mode == "significance"
+        else ""
+    )
+    blocks: list[Block] = [Para(f"Gate {state} against {against}{mode}.")]
     if verdict.failures:
         blocks.append(Bullets(verdict.failures))
     if verdict.metrics:
-        rows = [
-            [
-                m.name,
-                fmt(m.baseline, 4),
-                fmt(m.current, 4),
-                m.rule,
-                "pass" if m.passed else "**FAIL**",
-            ]
-            for m in verdict.metrics
-        ]
-        blocks.append(Table(["metric", "baseline", "now", "allowed change", "result"], rows))
+        blocks.append(_gate_table(verdict))
     if verdict.flips:
 
         def word(v: bool | None) -> str:
@@ -207,6 +227,42 @@ def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
     if verdict.notes:
         blocks.append(Bullets(verdict.notes))
     return Section("Gate", blocks)
+
+
+def _gate_table(verdict: Verdict) -> Table:
+    """The tolerance rows; beside them, when the rows were tested against a baseline run
+    (core.gate_stats), the change's interval, its p-value and both verdicts in words."""
+    headers = ["metric", "baseline", "now", "allowed change", "result"]
+    rows = [
+        [m.name, fmt(m.baseline, 4), fmt(m.current, 4), m.rule, "pass" if m.passed else "**FAIL**"]
+        for m in verdict.metrics
+    ]
+    if all(m.significance is None for m in verdict.metrics):
+        return Table(headers, rows)
+    pct = f"{(1 - verdict.alpha) * 100:g}%"
+    for row, m in zip(rows, verdict.metrics, strict=True):
+        change = "–"
+        if m.delta is not None and m.delta_low is not None and m.delta_high is not None:
+            change = f"{m.delta:+.4f} [{m.delta_low:+.4f}, {m.delta_high:+.4f}]"
+            change += f" over {m.paired_items}"
+        p = "–" if m.p_value is None else gate_p(m.p_value, m.p_holm)
+        words = m.significance or "–"
+        row += [change, p, f"**{words}**" if m.significant_drop else words]
+    headers += [f"change, {pct} interval, paired items", "p (Holm)", "in words"]
+    return Table(headers, rows)
+
+
+def _change_text(m: MetricCheck) -> str:
+    if m.delta is None or m.delta_low is None or m.delta_high is None:
+        return ""
+    return f"; change {m.delta:+.4f}, 95% interval [{m.delta_low:+.4f}, {m.delta_high:+.4f}]"
+
+
+def gate_p(p: float, holm: float | None) -> str:
+    def one(v: float) -> str:
+        return "< 0.0001" if v < 1e-4 else f"{v:.4f}"
+
+    return one(p) + ("" if holm is None else f" ({one(holm)})")
 
 
 def _headline(suite: type[Suite], env: Envelope) -> Section | None:
@@ -359,11 +415,21 @@ def _esc(text: str) -> str:
     return html.escape(scrub_text(text))
 
 
+# `[text](href)` with a relative href only (no scheme, so no `javascript:`): the links a
+# comparison makes to the records and reports beside it.
+_LINK = re.compile(r"\[([^\[\]]+)\]\(([A-Za-z0-9._~/#%-]+)\)")
+
+
+def _links(text: str) -> str:
+    return _LINK.sub(r'<a href="\2">\1</a>', text)
+
+
 def _inline(text: str) -> str:
-    """Escape, then render `code` and **bold** (the markdown our blocks use)."""
+    """Escape, then render `code`, **bold** and relative [links](path) (the markdown our
+    blocks use)."""
     out = _esc(text)
     parts = out.split("`")
-    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    out = "".join(f"<code>{p}</code>" if i % 2 else _links(p) for i, p in enumerate(parts))
     parts = out.split("**")
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 
@@ -451,7 +517,12 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
     for label, value in suite.report.headline(env):
         lines.append(f"  {label}: {value}")
     if env.verdict is not None:
-        state = "passed" if env.verdict.passed else "FAILED"
-        lines.append(f"  gate {state} against {env.verdict.baseline}")
-        lines += [f"    - {f}" for f in env.verdict.failures[:10]]
+        v = env.verdict
+        state = "passed" if v.passed else "FAILED"
+        mode = " (significance mode)" if v.mode == "significance" else ""
+        lines.append(f"  gate {state} against {v.baseline}{mode}")
+        lines += [f"    - {f}" for f in v.failures[:10]]
+        # Rows worth a look: a failed tolerance or a significant drop, with both verdicts.
+        shown = [m for m in v.metrics if m.significance and (not m.passed or m.significant_drop)]
+        lines += [f"    {m.name}: {m.significance}{_change_text(m)}" for m in shown[:10]]
     return lines

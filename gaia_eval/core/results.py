@@ -168,6 +168,28 @@ class MetricCheck(ResultModel):
     """The tolerance rule with its numbers, e.g. `max(0.02, 1.5/55) = 0.0273`."""
     passed: bool
     """Within the allowed change."""
+    paired_items: int | None = None
+    """Items measured in both runs that the change's interval and p-value are computed
+    over (None: no per-item records to pair, see `significance`)."""
+    delta: float | None = None
+    """Mean change over the paired items (current - baseline)."""
+    delta_low: float | None = None
+    """Lower end of the 95% paired bootstrap interval of the change."""
+    delta_high: float | None = None
+    """Upper end of that interval."""
+    p_value: float | None = None
+    """Two-sided p-value of no change (None: no per-item records, or fewer than 10 paired
+    items, too few for the test to mean anything)."""
+    p_holm: float | None = None
+    """The p-value after Holm's correction across every tested row of this verdict."""
+    test: str | None = None
+    """Which test gave the p-value (exact McNemar, sign-flip permutation)."""
+    significant_drop: bool | None = None
+    """The change goes against the metric's good direction and its Holm-corrected p-value
+    is below the verdict's alpha (None: not tested)."""
+    significance: str | None = None
+    """The row's two verdicts in words: `fails tolerance; the drop is significant (p=...)`,
+    `fails tolerance but is within noise (p=...)`, `no per-item records in the baseline`."""
 
 
 class Flip(ResultModel):
@@ -198,6 +220,11 @@ class Verdict(ResultModel):
     """When the baseline run started."""
     tolerance: float | None = None
     """The run's --tolerance (None: each rule's default)."""
+    mode: Literal["tolerance", "significance"] = "tolerance"
+    """--gate-mode: `tolerance` fails a metric outside its allowed change (the default);
+    `significance` fails only a significant drop (Holm-corrected across the tested rows)."""
+    alpha: float = 0.05
+    """Significance level of the rows' p-values and of `significance` mode."""
     failures: list[str] = Field(default_factory=list)
     """Why it failed, one line each."""
     notes: list[str] = Field(default_factory=list)

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -75,6 +76,9 @@ from gaia_eval.core.results_io import (
 from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
+
+if TYPE_CHECKING:
+    from gaia_eval.core.gate_stats import GateMode
 
 ITEM_LOG = "items.jsonl"
 RESULTS = "results.json"
@@ -136,6 +140,8 @@ class RunRequest:
     baseline: Path | None = None
     baseline_label: str | None = None
     tolerance: float | None = None
+    gate_mode: GateMode = "tolerance"
+    """--gate-mode: `tolerance` or `significance` (core.gate_stats)."""
     only: Sequence[str] | None = None
     """Run only these item ids (a filtered run: labelled as such, gated on these)."""
     keep_temp: bool = False
@@ -997,7 +1003,12 @@ def _finish(
     if state.baseline is not None:
         try:
             env.verdict = gate_engine.compare(
-                cls, state.baseline, env, tolerance=state.req.tolerance, label=label
+                cls,
+                state.baseline,
+                env,
+                tolerance=state.req.tolerance,
+                label=label,
+                mode=state.req.gate_mode,
             )
         except NotComparableError as err:
             refusal = err

@@ -7,11 +7,21 @@ from __future__ import annotations
 import html
 from datetime import datetime
 
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import (
+    Block,
+    Bullets,
+    Chart,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 from gaia_eval.memory.gate import fixed
 from gaia_eval.memory.models import ScenarioResult
-from gaia_eval.memory.summary import MemorySummary, Metrics, pct, scenario_results
+from gaia_eval.memory.summary import MemorySummary, Metrics, Rate, pct, scenario_results
 
 _STATE_COLOUR = {"current": "#109618", "superseded": "#999999", "forgotten": "#dc3912"}
 _MAX_ROWS = 60
@@ -197,17 +207,25 @@ def _repeats(s: MemorySummary) -> Section | None:
     )
 
 
+def pct_ci(rate: Rate) -> str:
+    """`73.3% [61.0, 83.0] (11/15)`: the share with its 95% Wilson interval."""
+    if rate.value is None:
+        return "–"
+    ci = share_ci(rate.passed, rate.total, percent=True)
+    return f"{rate.value * 100:.1f}%{ci} ({rate.passed}/{rate.total})"
+
+
 def headline(env: Envelope) -> list[tuple[str, str]]:
     s = MemorySummary.model_validate(env.summary)
     o = s.overall
     rows = [
-        ("checks passed", pct(o.checks)),
-        ("shown recall", pct(o.shown_recall)),
-        ("shown clean", pct(o.shown_clean)),
-        ("store accuracy", pct(o.store_accuracy)),
+        ("checks passed", pct_ci(o.checks)),
+        ("shown recall", pct_ci(o.shown_recall)),
+        ("shown clean", pct_ci(o.shown_clean)),
+        ("store accuracy", pct_ci(o.store_accuracy)),
     ]
     if o.answer_accuracy.total:
-        rows.append(("answer accuracy", pct(o.answer_accuracy)))
+        rows.append(("answer accuracy", pct_ci(o.answer_accuracy)))
     r = s.ranks
     if r.n and r.mrr is not None:
         at = " / ".join(

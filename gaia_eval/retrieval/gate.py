@@ -30,8 +30,11 @@ from gaia_eval.retrieval.models import QuestionResult, RagSummary
 from gaia_eval.retrieval.summary import HARD_PREFIX, hard_case_status, is_hard_case, result_of
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gaia_eval.core.compare.metrics import ItemMetric
     from gaia_eval.core.results import Envelope, Header
+    from gaia_eval.core.stats import Kind
 
 DEFAULT_TOLERANCE = 0.02
 WIDEN_ITEMS = 1.5
@@ -254,6 +257,28 @@ def compare_metrics(env: Envelope) -> list[ItemMetric]:
     ]
 
 
+def item_values(env: Envelope) -> dict[str, ItemMetric]:
+    """Each gated metric per question, keyed as `metrics` names it, for the paired interval
+    and p-value of every gate row: hit@5 for recall@5, reciprocal rank for MRR, any agent
+    hit for recall@returned (the summary's numbers are their means)."""
+    from gaia_eval.core.compare.metrics import ItemMetric
+
+    per: dict[str, ItemMetric] = {}
+    readings: tuple[tuple[str, Kind, Callable[[QuestionResult], float | bool]], ...] = (
+        ("sdk recall@5", "binary", lambda r: _hit5(r.sdk_rank)),
+        ("sdk mrr", "continuous", lambda r: 1 / r.sdk_rank if r.sdk_rank else 0.0),
+        ("agent recall@returned", "binary", lambda r: r.agent_rank is not None),
+    )
+    for rec in env.items:
+        res = result_of(rec)
+        if not isinstance(res, QuestionResult):
+            continue
+        for label, kind, read in readings:
+            name = f"{res.dataset}/{label}"
+            per.setdefault(name, ItemMetric(name, kind, gated=True)).add(rec.id, read(res))
+    return per
+
+
 GATE = GateRules(
     metrics=tuple(
         MetricRule(f"*/{label}", widen_items=WIDEN_ITEMS) for label, _, _ in GATED_METRICS
@@ -265,4 +290,5 @@ GATE = GateRules(
     extra=extra,
     comparable=gate_comparable_fields,
     item_metrics=compare_metrics,
+    read_item_values=item_values,
 )

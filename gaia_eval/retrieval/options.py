@@ -276,7 +276,12 @@ def _compare(args: argparse.Namespace) -> int:
     baseline = load_envelope(base_path, suite=SUITE, legacy=legacy)
     current = load_envelope(cur_path, suite=SUITE, legacy=legacy)
     verdict = gate_engine.compare(
-        RagSuite, baseline, current, tolerance=args.tolerance, label=str(base_path)
+        RagSuite,
+        baseline,
+        current,
+        tolerance=args.tolerance,
+        label=str(base_path),
+        mode=args.gate_mode,
     )
     print(section_markdown(verdict_section(verdict, RagSuite.item_noun)))
     if verdict.passed:

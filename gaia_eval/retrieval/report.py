@@ -21,6 +21,8 @@ from gaia_eval.core.report import (
     Section,
     Table,
     fmt,
+    mean_ci,
+    share_ci,
 )
 from gaia_eval.retrieval.gate import DEFAULT_TOLERANCE, WIDEN_ITEMS
 from gaia_eval.retrieval.hard_cases import PR_CASES, TITLES
@@ -43,22 +45,30 @@ _CASE_ORDER = {fn.__name__: i for i, fn in enumerate(PR_CASES)}
 
 def headline(env: Envelope) -> list[tuple[str, str]]:
     s = RagSummary.model_validate(env.summary)
+    by_dataset = questions(env)
     out = []
     for d in s.datasets:
         q = d.summary
         if not q.questions:  # stopped before a question finished: no mean to show
             out.append((f"{d.dataset}: sdk R@5 / MRR", NOTHING_MEASURED))
             continue
+        n = q.questions
+        # 95% intervals: Wilson from the hit counts (the shares are counts over n, rounded
+        # to 4 decimals), the bootstrap of the per-question reciprocal ranks.
+        rr = [1 / r.sdk_rank if r.sdk_rank else 0.0 for r in by_dataset.get(d.dataset, [])]
         out.append(
             (
                 f"{d.dataset}: sdk R@5 / MRR",
-                f"{q.sdk.recall_at_5:.3f} / {q.sdk.mrr:.3f} ({q.questions} questions)",
+                f"{q.sdk.recall_at_5:.3f}{share_ci(round(q.sdk.recall_at_5 * n), n)} / "
+                f"{q.sdk.mrr:.3f}{mean_ci(rr) if len(rr) == n else ''} ({n} questions)",
             )
         )
+        returned = q.agent.recall_at_returned
         out.append(
             (
                 f"{d.dataset}: agent R@returned",
-                f"{q.agent.recall_at_returned:.3f} ({q.agent.mean_returned:.2f} chunks returned)",
+                f"{returned:.3f}{share_ci(round(returned * n), n)} "
+                f"({q.agent.mean_returned:.2f} chunks returned)",
             )
         )
         if q.answers is not None:
@@ -67,7 +77,7 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
             out.append(
                 (
                     f"{d.dataset}: answer accuracy",
-                    f"{acc} ({a.correct} of {a.scored} scored; "
+                    f"{acc}{share_ci(a.correct, a.scored)} ({a.correct} of {a.scored} scored; "
                     f"{a.outcomes.get('retrieval_miss', 0)} retrieval misses, "
                     f"{a.outcomes.get('generation_miss', 0)} generation misses, "
                     f"{a.outcomes.get('unscored', 0)} unscored)",

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from gaia_eval.core.report import NOTHING_MEASURED, Bullets, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Bullets,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+    mean_ci,
+    share_ci,
+)
 from gaia_eval.core.results import Envelope
 from gaia_eval.sessions.results import MATCH_SCORE, PASS_SCORE, CaseResult, Scorecard
 
@@ -24,9 +34,21 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     s = Scorecard.model_validate(env.summary)
     if not s.scored:  # nothing scored (stopped first, or every judge call failed)
         return [("mean score (0-5)", NOTHING_MEASURED), ("errors", str(s.errors))]
-    rate = "–" if s.pass_rate is None else f"{s.pass_rate}%"
+    rate = (
+        "–"
+        if s.pass_rate is None
+        else f"{s.pass_rate}%{share_ci(s.passed, s.scored, percent=True)}"
+    )
+    scores = [
+        float(r.result["score"])
+        for r in env.items
+        if r.result and isinstance(r.result.get("score"), int | float)
+    ]
     return [
-        ("mean score (0-5)", fmt(s.mean_score, 2)),
+        (
+            "mean score (0-5)",
+            fmt(s.mean_score, 2) + (mean_ci(scores) if s.mean_score is not None else ""),
+        ),
         ("median", fmt(s.median_score, 1)),
         ("passed (>= 3.5)", f"{s.passed}/{s.scored} ({rate})"),
         ("matched or exceeded (>= 4.5)", str(s.matched_or_exceeded)),

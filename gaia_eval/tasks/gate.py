@@ -9,9 +9,10 @@ then as a flip -- listed, not failed on, since `min_passed` already allows one f
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 
-from gaia_eval.core.compare.metrics import ItemMetric
+from gaia_eval.core.compare.metrics import ItemMetric, collect
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.gate import (
     Bar,
@@ -24,6 +25,7 @@ from gaia_eval.core.gate import (
 )
 from gaia_eval.core.items import item_id, split_item_id
 from gaia_eval.core.results import Envelope, Flip, Verdict
+from gaia_eval.core.stats import Kind
 from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
 from gaia_eval.tasks.report import result_string
 from gaia_eval.tasks.results import summary
@@ -80,6 +82,48 @@ def item_metrics(env: Envelope) -> list[ItemMetric]:
     return [out[k] for k in sorted(out)]
 
 
+def item_values(env: Envelope) -> dict[str, ItemMetric]:
+    """Each gated count per task, keyed as `metrics` names it, for the paired interval and
+    p-value of every gate row. The rows are totals over every measured result, so each
+    result's value is multiplied by how many results the total counts: the mean over tasks
+    (a task's repeats averaged first) is then the row's number, and the change's interval
+    reads in tasks (or tokens, steps). quality is a mean already."""
+    rows = [
+        (rec.id, TaskResult.model_validate(rec.result))
+        for rec in env.items
+        if rec.status == "ok" and rec.result is not None
+    ]
+    coding = [(i, t) for i, t in rows if t.check == "mechanical"]
+    judged = [(i, t) for i, t in rows if t.judge is not None and t.judge.judged()]
+
+    def total(
+        name: str, kind: Kind, of: list[tuple[str, TaskResult]], read: Callable[[TaskResult], float]
+    ) -> ItemMetric:
+        n = len(of)
+        return collect(name, kind, ((split_item_id(i)[0], read(t) * n, i) for i, t in of))
+
+    out = {
+        "passed": total("passed", "binary", rows, lambda t: float(t.passed is True)),
+        "verified": total("verified", "binary", coding, lambda t: float(t.verified)),
+        "total_tokens": total(
+            "total_tokens", "continuous", rows, lambda t: t.input_tokens + t.output_tokens
+        ),
+        "steps": total("steps", "continuous", rows, lambda t: t.steps),
+        "misreported": total(
+            "misreported",
+            "binary",
+            judged,
+            lambda t: float(t.judge is not None and (t.judge.fabrication_free or 5) < 5),
+        ),
+    }
+    out["quality"] = collect(
+        "quality",
+        "continuous",
+        ((split_item_id(i)[0], t.judge.quality() if t.judge else None, i) for i, t in judged),
+    )
+    return out
+
+
 GATE = GateRules(
     metrics=(
         MetricRule("passed", absolute=PASS_SLACK),
@@ -95,6 +139,7 @@ GATE = GateRules(
     read_metrics=metrics,
     read_checks=checks,
     item_metrics=item_metrics,
+    read_item_values=item_values,
 )
 """The run-vs-run gate (`tasks run --gate BASELINE`)."""
 

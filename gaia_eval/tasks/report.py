@@ -16,6 +16,7 @@ from gaia_eval.core.report import (
     Table,
     count_of,
     run_folder,
+    share_ci,
 )
 from gaia_eval.core.results import Envelope
 from gaia_eval.llm.pricing import rate_card_date
@@ -63,7 +64,10 @@ def headline(s: TasksSummary, out: str = "DIR") -> list[tuple[str, str]]:
             ("passed", NOTHING_MEASURED),
             ("cost", money(s.cost.total_usd, s.cost.source)),
         ]
-    pairs = [("not measured", str(c.unmeasured)), ("passed", f"{c.passed}/{c.tasks}")]
+    pairs = [
+        ("not measured", str(c.unmeasured)),
+        ("passed", f"{c.passed}/{c.tasks}{share_ci(c.passed, c.tasks)}"),
+    ]
     if c.not_judged:
         # A --no-judge run decided nothing yet: "passed 0/1" would read as a failure.
         # passed/failed count only what was decided; the rest says how to decide it.

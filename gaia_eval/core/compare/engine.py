@@ -11,14 +11,14 @@ setting naming a dataset, a digest or a rubric; a difference there is NotCompara
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gaia_eval.core import baselines, stats
 from gaia_eval.core.compare.distributions import compare_distributions
-from gaia_eval.core.compare.metrics import ItemMetric, item_metrics
+from gaia_eval.core.compare.metrics import ItemMetric, item_metrics, paired_rows
 from gaia_eval.core.compare.models import (
     Change,
     Comparison,
@@ -125,27 +125,6 @@ def _ref(side: Side) -> RunRef:
         started=head.run.started,
         complete=head.complete,
     )
-
-
-def paired_rows(
-    before: Mapping[str, Sequence[float]],
-    after: Mapping[str, Sequence[float]],
-    units: Sequence[str],
-) -> tuple[list[float], list[float], list[int]]:
-    """Paired rows (unit -> one value per repeat on each side) and each row's unit, for
-    stats.paired: repeats pair row by row when both runs have the same count, else each
-    side collapses to its mean (the unit's difference is the same)."""
-    b_rows: list[float] = []
-    c_rows: list[float] = []
-    clusters: list[int] = []
-    for i, unit in enumerate(units):
-        b, c = list(before[unit]), list(after[unit])
-        if len(b) != len(c):
-            b, c = [math.fsum(b) / len(b)], [math.fsum(c) / len(c)]
-        b_rows += b
-        c_rows += c
-        clusters += [i] * len(b)
-    return b_rows, c_rows, clusters
 
 
 def _unit_means(metric: ItemMetric, units: Sequence[str]) -> list[float]:

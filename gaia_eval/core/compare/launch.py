@@ -9,6 +9,7 @@ from pathlib import Path
 from gaia_eval._native import MAX_RESAMPLES
 from gaia_eval.core.compare import render
 from gaia_eval.core.compare.engine import compare, load_pair
+from gaia_eval.core.compare.records import write_records
 from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
 from gaia_eval.core.results_io import scrub_text, write_json, write_text
 
@@ -38,6 +39,12 @@ def run(
         print(f"items in one run only: {only}")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+        cmp = write_records(
+            cmp,
+            out,
+            baseline=(baseline_run.env, baseline_run.path),
+            current=(current_run.env, current_run.path),
+        )
         print(f"  json: {write_json(out / 'compare.json', cmp)}")
         print(f"  md: {write_text(out / 'compare.md', render.markdown(cmp))}")
         print(f"  html: {write_text(out / 'compare.html', render.html(cmp))}")

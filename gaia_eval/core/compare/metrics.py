@@ -11,7 +11,7 @@ resamples the unit with all its repeats together.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
@@ -64,6 +64,27 @@ def collect(
 # Beyond this many distinct check names a suite's checks are per-item labels (memory's
 # `p01/must_show/0`), and one metric per name would compare single items.
 _MAX_NAMED = 12
+
+
+def paired_rows(
+    before: Mapping[str, Sequence[float]],
+    after: Mapping[str, Sequence[float]],
+    units: Sequence[str],
+) -> tuple[list[float], list[float], list[int]]:
+    """Paired rows (unit -> one value per repeat on each side) and each row's unit, for
+    stats.paired: repeats pair row by row when both runs have the same count, else each
+    side collapses to its mean (the unit's difference is the same)."""
+    b_rows: list[float] = []
+    c_rows: list[float] = []
+    clusters: list[int] = []
+    for i, unit in enumerate(units):
+        b, c = list(before[unit]), list(after[unit])
+        if len(b) != len(c):
+            b, c = [math.fsum(b) / len(b)], [math.fsum(c) / len(c)]
+        b_rows += b
+        c_rows += c
+        clusters += [i] * len(b)
+    return b_rows, c_rows, clusters
 
 
 def from_checks(gate: GateRules, env: Envelope) -> list[ItemMetric]:

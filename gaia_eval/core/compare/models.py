@@ -26,6 +26,9 @@ class RunRef(ResultModel):
     """When the run started."""
     complete: bool
     """The run measured every item it asked for."""
+    report: str | None = None
+    """The run's report.html relative to the comparison's folder (None: not written with
+    --out, or no report beside the results, as for a shipped baseline)."""
 
 
 class Change(ResultModel):
@@ -93,6 +96,11 @@ class ItemFlip(ResultModel):
     """Item record id in the baseline's results.json."""
     current_record: str
     """Item record id in the current results.json."""
+    baseline_link: str | None = None
+    """The baseline record's copy, relative to the comparison's folder
+    (`records/baseline/<name>.json`; None: not written with --out)."""
+    current_link: str | None = None
+    """The current record's copy (`records/current/<name>.json`)."""
 
 
 class LatencyComparison(ResultModel):

@@ -25,6 +25,18 @@ def _ci(pair: tuple[float, float] | None, digits: int = 3) -> str:
     return "–" if pair is None else f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
 
 
+def _record(results: str, record: str, link: str | None) -> str:
+    """A flip's record in one run: a link to its copy beside the comparison when written."""
+    if link is None:
+        return f"`{results}` item `{record}`"
+    text = record if not set(record) & set("[]()`*") else "record"
+    return f"[{text}]({link}) in `{results}`"
+
+
+def _run(label: str, report: str | None) -> str:
+    return f"`{label}`" + (f" ([report]({report}))" if report else "")
+
+
 def _call(word: str) -> str:
     return f"**{word}**" if word in ("worse", "better") else word
 
@@ -32,8 +44,9 @@ def _call(word: str) -> str:
 def sections(cmp: Comparison) -> tuple[str, str, list[Section]]:
     title = f"Comparison — {cmp.suite} {cmp.tier}"
     intro = (
-        f"Baseline `{cmp.baseline.label}` (commit {(cmp.baseline.commit or 'none')[:12]}, "
-        f"started {cmp.baseline.started}) against current `{cmp.current.label}` (commit "
+        f"Baseline {_run(cmp.baseline.label, cmp.baseline.report)} (commit "
+        f"{(cmp.baseline.commit or 'none')[:12]}, started {cmp.baseline.started}) against "
+        f"current {_run(cmp.current.label, cmp.current.report)} (commit "
         f"{(cmp.current.commit or 'none')[:12]}, started {cmp.current.started}); alpha "
         f"{cmp.alpha}, {cmp.resamples} resamples, seed {cmp.seed}."
     )
@@ -163,8 +176,8 @@ def sections(cmp: Comparison) -> tuple[str, str, list[Section]]:
                                 f"`{f.item}`",
                                 word(f.before),
                                 word(f.after),
-                                f"`{cmp.baseline.results}` item `{f.baseline_record}`",
-                                f"`{cmp.current.results}` item `{f.current_record}`",
+                                _record(cmp.baseline.results, f.baseline_record, f.baseline_link),
+                                _record(cmp.current.results, f.current_record, f.current_link),
                             ]
                             for f in cmp.flips
                         ],
