@@ -130,7 +130,7 @@ def test_a_metric_with_no_eligible_items_is_a_dash() -> None:
     env = cards_envelope([card])
     rows = dict(headline(TasksSuite.summarise(env)))
     assert rows["verified (coding tasks)"] == "–"
-    assert rows["passed"] == "1/1"
+    assert rows["passed"] == "1/1 [0.21, 1.00]"  # Wilson interval of 1 of 1
 
     empty = SessionsCard(
         cases=1, scored=0, errors=1, mean_score=None, median_score=None, passed=0,
