@@ -38,9 +38,10 @@ OPTIONS = Options.of(
     Options.of(
         Option(
             "--tier",
-            "shipped tier (default smoke); custom: only --scenarios-dir scenarios not in "
-            "ci_tiers.json; all: everything",
-            choices=("smoke", "full", "backlog", "custom", "all"),
+            "shipped tier (default smoke; ci_tiers.json says why each scenario is where it "
+            "is); custom: only your scenarios (~/.gaia/eval/scenarios, --scenarios-dir) not in "
+            "ci_tiers.json; all: everything; verify runs nothing (see gaia-eval lane verify)",
+            choices=("smoke", "full", "backlog", "verify", "custom", "all"),
             default="smoke",
             always=True,
         ),
@@ -263,6 +264,10 @@ def main(args: argparse.Namespace) -> int:
     if args.require_complete:
         msg = "--require-complete goes with --compare BASELINE CURRENT"
         raise InvalidInputError(msg)
+    if args.tier == "verify":
+        from gaia_eval.agent.scenarios import VERIFY_TIER
+
+        raise InvalidInputError(VERIFY_TIER)
     if args.list:
         return _list(args)
     if args.out is None and args.resume is None:

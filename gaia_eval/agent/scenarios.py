@@ -29,8 +29,15 @@ KNOWN_PERSONAS = (
     "creative_professional",
 )
 TIERS = ("smoke", "full", "backlog")
-"""`full` runs the smoke scenarios too; `backlog` runs only its own; `custom` selects the
-scenarios of `--scenarios-dir` that ci_tiers.json does not list; `all` is everything."""
+"""The tiers a scenario can be in. `full` runs the smoke scenarios too, and the backlog's
+unless they carry `leaves_full`; `backlog` runs only its own; `custom` selects the user's
+scenarios (`~/.gaia/eval/scenarios`, `--scenarios-dir`) that ci_tiers.json does not list;
+`all` is everything. The `verify` tier of a final release runs no scenario (VERIFY_TIER)."""
+VERIFY_TIER = (
+    "--tier verify runs no scenario: a final release tag checks that a complete full sweep "
+    "measured its commit or one of its release candidates; run `gaia-eval lane verify --tag "
+    "vX.Y.Z --from DIR` instead, or pick --tier smoke, full or backlog"
+)
 
 
 def data_dir() -> Path:
@@ -52,6 +59,8 @@ class Loaded:
     """Each document resolved to a file, or None when it is missing."""
     tier: str
     reason: str
+    leaves_full: bool = False
+    """A backlog scenario kept out of the full sweep (ci_tiers.json's `leaves_full`)."""
 
     @property
     def missing(self) -> list[str]:
@@ -176,7 +185,8 @@ def _read(path: Path) -> list[Scenario]:
     return [validate(d, path) for d in docs if d is not None]
 
 
-def load_tiers() -> dict[str, dict[str, str]]:
+def load_tiers() -> dict[str, dict[str, Any]]:
+    """ci_tiers.json's scenarios: id -> {tier, reason, leaves_full}."""
     path = data_dir() / "ci_tiers.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     rows = data.get("scenarios")
@@ -187,7 +197,17 @@ def load_tiers() -> dict[str, dict[str, str]]:
         if not isinstance(row, dict) or row.get("tier") not in TIERS or not row.get("reason"):
             msg = f"{path}: scenarios.{sid} needs a tier ({', '.join(TIERS)}) and a reason"
             raise InvalidInputError(msg)
-    return {k: {"tier": str(v["tier"]), "reason": str(v["reason"])} for k, v in rows.items()}
+        if row.get("leaves_full") and row["tier"] != "backlog":
+            msg = f"{path}: scenarios.{sid}: leaves_full is for backlog scenarios only"
+            raise InvalidInputError(msg)
+    return {
+        k: {
+            "tier": str(v["tier"]),
+            "reason": str(v["reason"]),
+            "leaves_full": bool(v.get("leaves_full", False)),
+        }
+        for k, v in rows.items()
+    }
 
 
 def load_all(extra_dir: Path | None = None, *, allow_outside: bool = False) -> list[Loaded]:
@@ -209,21 +229,27 @@ def load_all(extra_dir: Path | None = None, *, allow_outside: bool = False) -> l
                 msg = f"{path}: scenario id {sc.id!r} is already used by {seen[sc.id]}"
                 raise InvalidInputError(msg)
             seen[sc.id] = path
-            row = tiers.get(sc.id, {"tier": "custom", "reason": "not listed in ci_tiers.json"})
+            row = tiers.get(sc.id) or {"tier": "custom", "reason": "not listed in ci_tiers.json"}
             admit = allow_outside or sc.setup.allow_outside
             docs = tuple(
                 resolve_document(d, path, index=i, allow_outside=admit)
                 for i, d in enumerate(sc.setup.index_documents)
             )
-            out.append(Loaded(sc, path, docs, row["tier"], row["reason"]))
+            out.append(
+                Loaded(sc, path, docs, row["tier"], row["reason"], bool(row.get("leaves_full")))
+            )
     return out
 
 
 def in_tier(loaded: Loaded, tier: str) -> bool:
     if tier == "all":
         return True
+    if tier == "verify":
+        raise InvalidInputError(VERIFY_TIER)
     if tier == "full":
-        return loaded.tier in ("smoke", "full")
+        return loaded.tier in ("smoke", "full") or (
+            loaded.tier == "backlog" and not loaded.leaves_full
+        )
     return loaded.tier == tier
 
 
