@@ -1,9 +1,10 @@
 """`gaia-eval agent`: YAML scenarios; a driver model plays the user and judges every turn.
 
 `--tier smoke|full|backlog` picks shipped scenarios (gaia_eval/agent/data/ci_tiers.json
-says why each is where it is); `--scenarios-dir DIR` adds your own (`--tier custom` runs
-only those). The agent under test is the reference chat agent over `--model` or your own
-`--system module:factory`. `--compare BASELINE CURRENT` diffs two finished runs.
+says why each is where it is); your own load from ~/.gaia/eval/scenarios and
+`--scenarios-dir DIR` (`--tier custom` runs only those). The agent under test is the
+reference chat agent over `--model` or your own `--system module:factory`. `--compare
+BASELINE CURRENT` diffs two finished runs.
 
 The flags of `gaia-eval run agent` (alias `gaia-eval agent`) and the suite they build.
 """
@@ -45,7 +46,12 @@ OPTIONS = Options.of(
             default="smoke",
             always=True,
         ),
-        Option("--scenarios-dir", "more scenario YAML files (recursive)", Path),
+        Option(
+            "--scenarios-dir",
+            "more scenario YAML files (recursive), beside ~/.gaia/eval/scenarios (always "
+            "loaded; $GAIA_EVAL_USER_SCENARIOS moves it, empty turns it off)",
+            Path,
+        ),
         Option("--category", "only these categories (a filtered run)", metavar="A,B"),
         Option("--scenarios", "only these scenario ids (a filtered run)", metavar="A,B"),
         Option("--list", "print the scenarios of the tier and stop", kind="switch", record=False),
@@ -240,7 +246,8 @@ def _list(args: argparse.Namespace) -> int:
         if in_tier(s, args.tier):
             sc = s.scenario
             miss = " (missing document)" if s.missing else ""
-            print(f"{sc.id:36} {sc.category:18} {len(sc.turns)} turn(s) [{s.tier}]{miss}")
+            mine = f" {s.source}" if s.tier == "custom" else ""
+            print(f"{sc.id:36} {sc.category:18} {len(sc.turns)} turn(s) [{s.tier}]{miss}{mine}")
     return 0
 
 
