@@ -72,7 +72,8 @@ OPTIONS = Options.of(
         ),
         Option(
             "--agent-tools",
-            "reference agent: tools (the model calls query_documents/remember/recall), "
+            "reference agent: tools (the model calls query_documents, remember, recall, "
+            "save_note), "
             "pipeline (retrieve first, then answer; for models without tool calls); auto = "
             "pipeline for local, tools otherwise",
             choices=("auto", "tools", "pipeline"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gaia_eval.agent import blame as rules
+from gaia_eval.agent import checks as state_checks
 from gaia_eval.agent.driver import ModelDriver
 from gaia_eval.agent.models import (
     DriverUsage,
@@ -18,7 +19,7 @@ from gaia_eval.agent.models import (
     TurnPerformance,
     TurnResult,
 )
-from gaia_eval.agent.protocol import AgentReply, ChatAgent
+from gaia_eval.agent.protocol import AgentReply, AgentState, ChatAgent
 from gaia_eval.agent.replay import ReplayDriver
 from gaia_eval.agent.scenarios import Loaded, effective_timeout
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
@@ -132,6 +133,7 @@ class ScenarioRunner:
             self._run(loaded, res, t0 + limit)
         finally:
             res.elapsed_s = round(time.monotonic() - t0, 3)
+            res.state_passed = state_checks.verdict([c for t in res.turns for c in t.checks])
             self._release_agent()
         return res
 
@@ -269,6 +271,9 @@ class ScenarioRunner:
             agent_model=reply.model,
             performance=perf,
         )
+        if turn.checks:
+            state, no_state = self._read_state(agent, deadline)
+            tr.checks = state_checks.run_checks(turn.turn, turn.checks, tools, state, no_state)
         judged = self._bounded(
             lambda: driver.judge_turn(
                 sc,
@@ -306,6 +311,22 @@ class ScenarioRunner:
                 description=str(fix.get("description", "")),
             )
         return tr
+
+    def _read_state(self, agent: ChatAgent, deadline: float) -> tuple[AgentState | None, str]:
+        """The agent's `state()` after a turn, or (None, why not). Optional in the
+        protocol: an agent without it leaves its state checks unverified."""
+        reader = getattr(agent, "state", None)
+        if not callable(reader):
+            return None, "the agent has no state() to read"
+        try:
+            state = self._bounded(reader, deadline)
+        except (_Timeout, InfrastructureError):
+            raise
+        except Exception as err:  # the agent's own failure: unverified, never a pass
+            return None, f"state() failed: {type(err).__name__}: {err}"
+        if not isinstance(state, AgentState):
+            return None, f"state() returned {type(state).__name__}, not an AgentState"
+        return state, ""
 
     def _summarise_perf(self, res: ScenarioResult) -> None:
         tps = [t.performance.tokens_per_second for t in res.turns]
