@@ -77,6 +77,10 @@ class GroundTruth(_Strict):
     """What the agent should do, when it is behaviour rather than a fact."""
 
 
+VERIFY_TOKEN = "VERIFY VIA MCP:"
+"""In a turn's success_criteria: the judge scores correctness from the agent's memory as read
+after the turn (its `state()`), not from the reply; a failed or impossible verification
+sets correctness to 0, as in the original GAIA memory scenarios."""
 CHECK_KINDS = (
     "tool_called",
     "tool_not_called",
@@ -219,6 +223,9 @@ class ReplayVerdict(_Strict):
     """The agent asked again for something the user already said."""
     blocked: bool = False
     """The agent's design cannot do this at all."""
+    verified: bool | None = None
+    """On a `VERIFY VIA MCP:` turn: whether the memory shows what the success criteria ask
+    (anything but true sets correctness to 0)."""
     failure_category: str | None = None
     blame: Literal["agent", "driver", "environment", "none"] = "none"
     blame_evidence: str = ""
@@ -239,8 +246,13 @@ class ReplayTurn(_Strict):
     """A Python regular expression (case-insensitive, `.` matches newlines) searched in the
     agent's real reply: the scripted verdict is for the expected answer, so a reply that
     does not match gets `otherwise` instead."""
+    memory_matches: str | None = None
+    """On a `VERIFY VIA MCP:` turn: a regular expression (as `reply_matches`) searched in
+    the agent's memory as read after the turn; a memory that does not match gets
+    `otherwise`, whatever the reply."""
     otherwise: ReplayVerdict | None = None
-    """The verdict for a reply that does not match `reply_matches` (required with it)."""
+    """The verdict for a reply that does not match `reply_matches` or a memory that does
+    not match `memory_matches` (required with either)."""
 
 
 class ReplayScenario(_Strict):
@@ -377,6 +389,12 @@ class TurnResult(ResultModel):
     """The agent's figures."""
     checks: list[CheckResult] = Field(default_factory=list)
     """The turn's state checks, verified by gaia_eval (beside the judge's scores)."""
+    verified: bool | None = None
+    """On a `VERIFY VIA MCP:` turn: True when the judge verified it from the memory; False
+    when that failed or was impossible (correctness set to 0); None on other turns."""
+    memory_shown: str | None = None
+    """On a `VERIFY VIA MCP:` turn: the memory as the judge was shown it (cut to 1,500
+    characters), or None when the agent had none to show."""
     seconds: float = 0.0
     """Wall seconds of the turn (agent and judge)."""
 

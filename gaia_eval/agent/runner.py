@@ -12,6 +12,7 @@ from gaia_eval.agent import blame as rules
 from gaia_eval.agent import checks as state_checks
 from gaia_eval.agent.driver import ModelDriver
 from gaia_eval.agent.models import (
+    VERIFY_TOKEN,
     DriverUsage,
     RecommendedFix,
     ScenarioResult,
@@ -271,9 +272,18 @@ class ScenarioRunner:
             agent_model=reply.model,
             performance=perf,
         )
-        if turn.checks:
+        verify = VERIFY_TOKEN in (turn.success_criteria or "")
+        memory: str | None = None
+        no_memory: str | None = None
+        if turn.checks or verify:
             state, no_state = self._read_state(agent, deadline)
             tr.checks = state_checks.run_checks(turn.turn, turn.checks, tools, state, no_state)
+            if state is not None and state.memories is not None:
+                memory = state_checks.memory_text(state.memories)
+            else:
+                no_memory = no_state or "the agent shows no memory"
+        if verify:
+            tr.memory_shown = None if memory is None else memory[:1500]
         judged = self._bounded(
             lambda: driver.judge_turn(
                 sc,
@@ -284,6 +294,7 @@ class ScenarioRunner:
                 tools=[t.name for t in tools],
                 usage=usage,
                 timeout=deadline - time.monotonic(),
+                memory=memory if verify else None,
             ),
             deadline,
         )
@@ -294,6 +305,10 @@ class ScenarioRunner:
             return tr
         data = judged.data
         scores, overall, passed, fired = rules.score_turn(data, reply.text, tools)
+        if verify:
+            scores, overall, passed, rule = rules.verify_memory(scores, data, no_memory)
+            tr.verified = rule is None
+            fired += [rule] if rule else []
         tr.scores, tr.overall_score, tr.passed, tr.rules = scores, overall, passed, fired
         jo = data.get("overall_score")
         tr.judge_overall = float(jo) if isinstance(jo, int | float) else None
