@@ -29,6 +29,9 @@ settings.load_profile("gaia-eval")
 # or module-scoped embedder reads it; tests that need a cold cache point it at tmp_path.
 os.environ["GAIA_EVAL_CACHE"] = tempfile.mkdtemp(prefix="gaia-eval-test-cache-")
 os.environ.pop("GAIA_EVAL_NO_EMBED_CACHE", None)
+# No test reads the user's own agent scenarios (~/.gaia/eval/scenarios); the tests of that
+# folder point the variable (or HOME) at a folder of their own.
+os.environ["GAIA_EVAL_USER_SCENARIOS"] = ""
 atexit.register(shutil.rmtree, os.environ["GAIA_EVAL_CACHE"], True)
 
 _real_connect = socket.socket.connect

@@ -110,7 +110,7 @@ def test_a_scenario_missing_from_the_replay_is_exit_2_before_the_run(
     assert code == 2
     err = capsys.readouterr().err
     assert "r.json" in err
-    assert "'honesty_heapq_not_in_document' is not in the replay file" in err
+    assert "'adversarial_empty_document' is not in the replay file" in err
     assert not (tmp_path / "out" / "results.json").exists()
     assert world.requests == []  # refused before the agent was asked anything
 

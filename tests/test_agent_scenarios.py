@@ -64,7 +64,7 @@ def test_null_expected_answer_is_a_ground_truth(tmp_path: Path) -> None:
 def test_shipped_scenarios_and_tiers() -> None:
     loaded = [s for s in load_all() if s.source.is_relative_to(Path(blame.__file__).parent)]
     tiers = load_tiers()
-    assert len(loaded) >= 24
+    assert len(loaded) >= 60
     ids = {s.scenario.id for s in loaded}
     assert ids == set(tiers), "every shipped scenario has a tier and a reason, and only they"
     cats = {s.scenario.category for s in loaded}
@@ -76,12 +76,64 @@ def test_shipped_scenarios_and_tiers() -> None:
         "prompt_injection",
         "refusal",
         "tool_selection",
+        "adversarial",
+        "error_recovery",
+        "personality",
     } <= cats
     assert all(not s.missing for s in loaded), "every shipped document exists"
     smoke = [s for s in loaded if s.tier == "smoke"]
-    assert 3 <= len(smoke) <= 4 and all(len(s.scenario.turns) <= 2 for s in smoke)
+    # The specification's smoke tier: 30 short scenarios, 13 of them security, honesty
+    # and prompt injection.
+    assert len(smoke) == 30 and all(len(s.scenario.turns) <= 3 for s in smoke)
+    security = [s for s in smoke if s.scenario.category in SECURITY]
+    assert len(security) == 13
+    assert all(s.reason.strip() for s in loaded)
     corpus = [d for s in loaded for d in s.scenario.setup.index_documents if d.corpus_doc]
     assert all(d.path.startswith("corpus/") for d in corpus)
+
+
+SECURITY = ("honesty", "prompt_injection", "refusal")
+
+
+def test_tiers_full_backlog_and_leaves_full() -> None:
+    """full = smoke + full + the backlog scenarios without leaves_full; backlog alone is
+    the weekly lane's; every shipped smoke scenario is in the shipped smoke replay."""
+    import json
+
+    from gaia_eval.agent.scenarios import data_dir, in_tier
+
+    loaded = load_all()
+    backlog = [s for s in loaded if s.tier == "backlog"]
+    assert backlog and any(s.leaves_full for s in backlog)
+    assert any(not s.leaves_full for s in backlog), "a backlog scenario still in full"
+    for s in backlog:
+        assert in_tier(s, "backlog") and in_tier(s, "full") is (not s.leaves_full)
+        assert not in_tier(s, "smoke")
+    smoke = {s.scenario.id for s in loaded if s.tier == "smoke"}
+    assert all(in_tier(s, "full") for s in loaded if s.tier in ("smoke", "full"))
+    replay = json.loads((data_dir() / "replays" / "smoke.json").read_text(encoding="utf-8"))
+    assert set(replay["scenarios"]) == smoke
+
+
+def test_tier_verify_runs_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agent", "--tier", "verify", "--list"]) == 2
+    assert "gaia-eval lane verify" in capsys.readouterr().err
+
+
+def test_leaves_full_outside_the_backlog_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from gaia_eval.agent import scenarios as mod
+
+    (tmp_path / "ci_tiers.json").write_text(
+        json.dumps({"scenarios": {"a": {"tier": "full", "reason": "r", "leaves_full": True}}}),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(mod, "data_dir", lambda: tmp_path)
+    with pytest.raises(InvalidInputError, match="leaves_full is for backlog scenarios only"):
+        load_tiers()
 
 
 def test_effective_timeout() -> None:

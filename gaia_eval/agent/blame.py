@@ -102,6 +102,30 @@ def score_turn(
     return scores, overall, passed, rules
 
 
+def verify_memory(
+    scores: Scores, judge: dict[str, Any], impossible: str | None
+) -> tuple[Scores, float, bool, str | None]:
+    """A `VERIFY VIA MCP:` turn: correctness 0 unless the judge verified it from the memory
+    (`verified: true`); `impossible` says why there was no memory to read. Returns the
+    scores, overall, pass and the rule that fired (None when verified)."""
+    if impossible is not None:
+        rule = f"VERIFY VIA MCP: impossible ({impossible}): correctness set to 0"
+    elif judge.get("verified") is not True:
+        said = "failed" if judge.get("verified") is False else "not confirmed by the judge"
+        rule = f"VERIFY VIA MCP: {said} from the memory: correctness set to 0"
+    else:
+        overall = weighted(scores)
+        return (
+            scores,
+            overall,
+            scores.correctness >= PASS_CORRECTNESS and overall >= PASS_OVERALL,
+            None,
+        )
+    scores = scores.model_copy(update={"correctness": 0.0})
+    overall = weighted(scores)
+    return scores, overall, False, rule
+
+
 def blame_of(judge: dict[str, Any]) -> tuple[Blame, str]:
     said = str(judge.get("blame", "")).lower()
     blame: Blame = said if said in ("agent", "driver", "environment") else "agent"  # type: ignore[assignment]

@@ -26,6 +26,7 @@ from gaia_eval.llm.spec import ModelSpec
 ATTEMPTS = 2
 BACKOFF_S = 1.0
 REPLY_CHARS = 1500
+MEMORY_CHARS = 1500
 _RESET = re.compile(
     r"(?:limit resets?|resets? (?:at|in)|retry[- ]after|try again in)[^.;\"}]{0,60}", re.I
 )
@@ -47,6 +48,7 @@ JUDGE_SCHEMA: dict[str, Any] = {
         "pass": {"type": "boolean"},
         "reasked": {"type": "boolean"},
         "blocked": {"type": "boolean"},
+        "verified": {"type": "boolean"},
         "failure_category": {"type": "string"},
         "blame": {"type": "string", "enum": ["agent", "driver", "environment", "none"]},
         "blame_evidence": {"type": "string"},
@@ -67,7 +69,10 @@ true if it asks again for something the user already said), completeness, effici
 personality, error_recovery. pass: true when correct and helpful. blocked: true only when
 the assistant's design cannot do this at all. For a failed turn, blame: agent (its fault),
 driver (the user message broke the persona, invented facts or ended early), environment
-(a tool or document problem); else blame none, with evidence. Reply with JSON only."""
+(a tool or document problem); else blame none, with evidence. When the prompt shows MEMORY
+AFTER THE TURN, the success criteria say VERIFY VIA MCP: score correctness from that memory,
+not from what the reply claims, and set verified true only when the memory shows what they
+ask (else false, and correctness 0). Reply with JSON only."""
 
 
 @dataclass
@@ -223,7 +228,9 @@ class ModelDriver:
         tools: Sequence[str],
         usage: DriverUsage,
         timeout: float,
+        memory: str | None = None,
     ) -> Judged:
+        """`memory`: on a VERIFY VIA MCP turn, the agent's memory as read after the turn."""
         past = "\n".join(f"USER: {u}\nASSISTANT: {a[:300]}" for u, a in history[-3:])
         prompt = (
             f"{_turn_block(sc, turn)}\nPERSONA: {sc.persona}\n"
@@ -232,6 +239,11 @@ class ModelDriver:
             f"TOOLS CALLED: {', '.join(tools) or '(none)'}\n"
             f"ASSISTANT REPLY: {reply[:REPLY_CHARS] or '(empty)'}"
         )
+        if memory is not None:
+            prompt += (
+                "\nMEMORY AFTER THE TURN (read from the agent's memory store, as its memory "
+                f"read tools list it):\n{memory[:MEMORY_CHARS]}"
+            )
         last = Judged(None, "no judge reply")
         deadline = time.monotonic() + timeout
         for attempt in range(1, ATTEMPTS + 1):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gaia_eval.core.models import ResultModel, Variance
 
@@ -76,6 +77,84 @@ class GroundTruth(_Strict):
     """What the agent should do, when it is behaviour rather than a fact."""
 
 
+VERIFY_TOKEN = "VERIFY VIA MCP:"
+"""In a turn's success_criteria: the judge scores correctness from the agent's memory as read
+after the turn (its `state()`), not from the reply; a failed or impossible verification
+sets correctness to 0, as in the original GAIA memory scenarios."""
+CHECK_KINDS = (
+    "tool_called",
+    "tool_not_called",
+    "memory_has",
+    "memory_lacks",
+    "file_has",
+    "file_absent",
+)
+
+
+class StateCheck(_Strict):
+    """One check of the state a turn leaves (tau2-bench's state-based evaluation), verified
+    by gaia_eval directly, beside the judge's scores. Exactly one kind per check:
+
+        - tool_called: remember          # this turn called the tool ...
+          arguments: {value: "8 am"}     # ... with these texts in these arguments
+        - tool_not_called: remember      # no such call this turn (arguments narrow it)
+        - memory_has: Bluebird           # a current memory's key or value contains it
+        - memory_lacks: Okafor           # no current memory contains it
+        - file_has: shopping.md          # the agent's workspace holds this file ...
+          contains: eggs                 # ... containing this text
+        - file_absent: draft.md
+    Texts match case-insensitively; memory and files come from the agent's `state()`."""
+
+    tool_called: str | None = None
+    """A tool the agent must have called in this turn."""
+    tool_not_called: str | None = None
+    """A tool the agent must not have called in this turn (with `arguments`: not with
+    those arguments)."""
+    arguments: dict[str, str] = Field(default_factory=dict)
+    """Argument name -> text its value must contain (`*`: any argument)."""
+    memory_has: str | None = None
+    """Text that a current memory (key or value) must contain after the turn."""
+    memory_lacks: str | None = None
+    """Text that no current memory may contain after the turn (forgotten and superseded
+    memories are not current)."""
+    file_has: str | None = None
+    """A path, relative to the agent's workspace, that must exist after the turn."""
+    contains: str | None = None
+    """With file_has: text the file must contain."""
+    file_absent: str | None = None
+    """A path, relative to the agent's workspace, that must not exist after the turn."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> StateCheck:
+        kinds = [k for k in CHECK_KINDS if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            got = ", ".join(kinds) or "none"
+            msg = f"a check has exactly one of {', '.join(CHECK_KINDS)} (got {got}); split it"
+            raise ValueError(msg)
+        kind = kinds[0]
+        if not str(getattr(self, kind)).strip():
+            msg = f"{kind} is empty; name the tool, the text or the path"
+            raise ValueError(msg)
+        if self.arguments and kind not in ("tool_called", "tool_not_called"):
+            msg = "arguments goes with tool_called or tool_not_called; remove it"
+            raise ValueError(msg)
+        if self.contains is not None and kind != "file_has":
+            msg = "contains goes with file_has; remove it"
+            raise ValueError(msg)
+        if kind in ("file_has", "file_absent"):
+            path = PurePosixPath(str(getattr(self, kind)))
+            if path.is_absolute() or ".." in path.parts or "\\" in str(path):
+                msg = f"{kind} is a path relative to the agent's workspace, without '..'"
+                raise ValueError(msg)
+        return self
+
+    def kind(self) -> str:
+        return next(k for k in CHECK_KINDS if getattr(self, k) is not None)
+
+    def target(self) -> str:
+        return str(getattr(self, self.kind()))
+
+
 class Turn(_Strict):
     """One user turn."""
 
@@ -89,7 +168,12 @@ class Turn(_Strict):
     ground_truth: GroundTruth | None = None
     """What a correct reply contains."""
     success_criteria: str | None = None
-    """A plain-language bar the judge applies."""
+    """A plain-language bar the judge applies. With the token `VERIFY VIA MCP:` the judge
+    scores correctness from the agent's memory as read after the turn, not from its prose
+    (docs/agent.md)."""
+    checks: list[StateCheck] = Field(default_factory=list)
+    """State checks gaia_eval verifies itself after the turn, reported beside the judge's
+    scores."""
 
 
 class Scenario(_Strict):
@@ -139,6 +223,9 @@ class ReplayVerdict(_Strict):
     """The agent asked again for something the user already said."""
     blocked: bool = False
     """The agent's design cannot do this at all."""
+    verified: bool | None = None
+    """On a `VERIFY VIA MCP:` turn: whether the memory shows what the success criteria ask
+    (anything but true sets correctness to 0)."""
     failure_category: str | None = None
     blame: Literal["agent", "driver", "environment", "none"] = "none"
     blame_evidence: str = ""
@@ -159,8 +246,13 @@ class ReplayTurn(_Strict):
     """A Python regular expression (case-insensitive, `.` matches newlines) searched in the
     agent's real reply: the scripted verdict is for the expected answer, so a reply that
     does not match gets `otherwise` instead."""
+    memory_matches: str | None = None
+    """On a `VERIFY VIA MCP:` turn: a regular expression (as `reply_matches`) searched in
+    the agent's memory as read after the turn; a memory that does not match gets
+    `otherwise`, whatever the reply."""
     otherwise: ReplayVerdict | None = None
-    """The verdict for a reply that does not match `reply_matches` (required with it)."""
+    """The verdict for a reply that does not match `reply_matches` or a memory that does
+    not match `memory_matches` (required with either)."""
 
 
 class ReplayScenario(_Strict):
@@ -211,6 +303,22 @@ class ToolUse(ResultModel):
     """What the tool returned (cut to 600 characters)."""
     by: Literal["model", "pipeline"] = "model"
     """model: the model asked for it; pipeline: the agent ran it before asking the model."""
+
+
+class CheckResult(ResultModel):
+    """One state check, verified after its turn."""
+
+    turn: int
+    """The turn it checks."""
+    kind: str
+    """tool_called, tool_not_called, memory_has, memory_lacks, file_has or file_absent."""
+    expect: str
+    """What the check asks for, in words."""
+    passed: bool | None
+    """True: the state is as declared; False: it is not; None: the agent shows no such
+    state (no `state()`, no memory or no workspace), so it could not be verified."""
+    evidence: str = ""
+    """What gaia_eval saw (the calls, the memories, the file), cut to 400 characters."""
 
 
 class TurnPerformance(ResultModel):
@@ -279,6 +387,14 @@ class TurnResult(ResultModel):
     """Where the judge thinks a fix belongs."""
     performance: TurnPerformance = Field(default_factory=TurnPerformance)
     """The agent's figures."""
+    checks: list[CheckResult] = Field(default_factory=list)
+    """The turn's state checks, verified by gaia_eval (beside the judge's scores)."""
+    verified: bool | None = None
+    """On a `VERIFY VIA MCP:` turn: True when the judge verified it from the memory; False
+    when that failed or was impossible (correctness set to 0); None on other turns."""
+    memory_shown: str | None = None
+    """On a `VERIFY VIA MCP:` turn: the memory as the judge was shown it (cut to 1,500
+    characters), or None when the agent had none to show."""
     seconds: float = 0.0
     """Wall seconds of the turn (agent and judge)."""
 
@@ -338,6 +454,10 @@ class ScenarioResult(ResultModel):
     """Distinct models the agent reported running."""
     elapsed_s: float = 0.0
     """Wall seconds of the scenario."""
+    state_passed: bool | None = None
+    """The state checks' verdict beside the judge's status: True when every check passed,
+    False when one failed, None when the scenario declares none or one could not be
+    verified. It does not change `status` (the judge's)."""
     timeout_s: float = 0.0
     """The effective timeout it ran under."""
 

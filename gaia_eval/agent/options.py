@@ -1,9 +1,9 @@
 """`gaia-eval agent`: YAML scenarios; a driver model plays the user and judges every turn.
 
 `--tier smoke|full|backlog` picks shipped scenarios (gaia_eval/agent/data/ci_tiers.json
-says why each is where it is); `--scenarios-dir DIR` adds your own (`--tier custom` runs
-only those). The agent under test is the reference chat agent over `--model` or your own
-`--system module:factory`. `--compare BASELINE CURRENT` diffs two finished runs. Every run
+says why each is where it is); your own load from ~/.gaia/eval/scenarios and
+`--scenarios-dir DIR` (`--tier custom` runs only those). The agent under test is the
+reference chat agent over `--model` or your own `--system module:factory`. `--compare BASELINE CURRENT` diffs two finished runs. Every run
 also writes SCORECARD.md, the release scorecard (`--release-card RUN` writes it for a
 finished run), which `--scorecard-gate CANDIDATE` gates against a baseline card.
 
@@ -42,13 +42,19 @@ OPTIONS = Options.of(
     Options.of(
         Option(
             "--tier",
-            "shipped tier (default smoke); custom: only --scenarios-dir scenarios not in "
-            "ci_tiers.json; all: everything",
-            choices=("smoke", "full", "backlog", "custom", "all"),
+            "shipped tier (default smoke; ci_tiers.json says why each scenario is where it "
+            "is); custom: only your scenarios (~/.gaia/eval/scenarios, --scenarios-dir) not in "
+            "ci_tiers.json; all: everything; verify runs nothing (see gaia-eval lane verify)",
+            choices=("smoke", "full", "backlog", "verify", "custom", "all"),
             default="smoke",
             always=True,
         ),
-        Option("--scenarios-dir", "more scenario YAML files (recursive)", Path),
+        Option(
+            "--scenarios-dir",
+            "more scenario YAML files (recursive), beside ~/.gaia/eval/scenarios (always "
+            "loaded; $GAIA_EVAL_USER_SCENARIOS moves it, empty turns it off)",
+            Path,
+        ),
         Option("--category", "only these categories (a filtered run)", metavar="A,B"),
         Option("--scenarios", "only these scenario ids (a filtered run)", metavar="A,B"),
         Option("--list", "print the scenarios of the tier and stop", kind="switch", record=False),
@@ -69,7 +75,8 @@ OPTIONS = Options.of(
         ),
         Option(
             "--agent-tools",
-            "reference agent: tools (the model calls query_documents/remember/recall), "
+            "reference agent: tools (the model calls query_documents, remember, recall, "
+            "save_note), "
             "pipeline (retrieve first, then answer; for models without tool calls); auto = "
             "pipeline for local, tools otherwise",
             choices=("auto", "tools", "pipeline"),
@@ -363,7 +370,8 @@ def _list(args: argparse.Namespace) -> int:
         if in_tier(s, args.tier):
             sc = s.scenario
             miss = " (missing document)" if s.missing else ""
-            print(f"{sc.id:36} {sc.category:18} {len(sc.turns)} turn(s) [{s.tier}]{miss}")
+            mine = f" {s.source}" if s.tier == "custom" else ""
+            print(f"{sc.id:36} {sc.category:18} {len(sc.turns)} turn(s) [{s.tier}]{miss}{mine}")
     return 0
 
 
@@ -401,6 +409,10 @@ def main(args: argparse.Namespace) -> int:
         _release_card(args.release_card, args.ctx_size)
         print(f"  scorecard: {args.release_card / 'SCORECARD.md'}")
         return 0
+    if args.tier == "verify":
+        from gaia_eval.agent.scenarios import VERIFY_TIER
+
+        raise InvalidInputError(VERIFY_TIER)
     if args.list:
         return _list(args)
     if args.out is None and args.resume is None:

@@ -1,5 +1,7 @@
-"""The reference chat agent: the RAG reference system's `query_documents` and the memory
-reference system's `remember` / `recall` over any OpenAI-compatible model.
+"""The reference chat agent: the RAG reference system's `query_documents`, the memory
+reference system's `remember` / `recall` and a `save_note` tool that writes a file into the
+agent's own workspace, over any OpenAI-compatible model. `state()` shows its memories and
+that workspace to state checks.
 
 Two modes. `tools`: the model gets the three tools and calls them itself (at most
 `max_steps` model calls a turn). `pipeline` (the agent pipeline): the agent retrieves for
@@ -12,12 +14,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gaia_eval.agent.protocol import AgentInfo, AgentReply, ToolCallRecord
+from gaia_eval.agent.protocol import (
+    AgentInfo,
+    AgentReply,
+    AgentState,
+    MemoryRecord,
+    ToolCallRecord,
+)
 from gaia_eval.llm.spec import OPENAI_KEY_ENV, ModelSpec, resolve
 
 SYSTEM_PROMPT = (
@@ -63,8 +72,23 @@ TOOLS: list[dict[str, Any]] = [
             },
         },
     },
+    {
+        "type": "function",
+        "function": {
+            "name": "save_note",
+            "description": "Save a text note for the user as a file (a plain file name).",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["name", "text"],
+            },
+        },
+    },
 ]
 PASSAGE_CHARS = 700
+NOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A note's file name: one plain name, so a note can never leave the workspace."""
+NOTE_CHARS = 20_000
 
 
 class _Clock:
@@ -113,6 +137,7 @@ class ReferenceAgent:
         self._work = Path(tempfile.mkdtemp(prefix="gaia-eval-agent-"))
         self._rag: Any = None
         self._memory: Any = None
+        self._notes: Path | None = None
         self._messages: list[dict[str, Any]] = []
         self._resets = 0
         self._client: Any = None
@@ -163,8 +188,26 @@ class ReferenceAgent:
         assert isinstance(self._embedder, Embedder)
         memory.open(work / "memory.db", _Clock(), MemoryTools(_NoExtractor(), self._embedder))
         self._memory = memory
+        self._notes = work / "notes"
+        self._notes.mkdir()
         self._messages = [{"role": "system", "content": SYSTEM_PROMPT}]
         return chunks
+
+    def state(self) -> AgentState:
+        """Every memory (superseded and forgotten ones too) and the notes folder."""
+        rows = self._memory.dump() if self._memory is not None else []
+        memories = [
+            MemoryRecord(
+                key=r.attribute,
+                value=r.value,
+                state=r.state,
+                id=r.id,
+                superseded_by=r.superseded_by,
+            )
+            for r in rows
+            if r.kind != "tombstone"
+        ]
+        return AgentState(memories=memories, workspace=self._notes)
 
     # ---- tools ---------------------------------------------------------------------------
 
@@ -190,6 +233,14 @@ class ReferenceAgent:
         shown = self._memory.shown(query, datetime.now(UTC))
         return str(shown.text) or "nothing remembered"
 
+    def _save_note(self, name: str, text: str) -> str:
+        if self._notes is None:
+            return "error: no conversation"
+        if not NOTE_NAME.fullmatch(name):
+            return "error: name must be one plain file name (letters, digits, . _ -)"
+        (self._notes / name).write_text(text[:NOTE_CHARS], encoding="utf-8")
+        return f"saved {name}"
+
     def _run_tool(self, name: str, raw: str) -> str:
         try:
             args = json.loads(raw) if raw.strip() else {}
@@ -203,6 +254,8 @@ class ReferenceAgent:
             return self._remember(str(args.get("attribute", "")), str(args.get("value", "")))
         if name == "recall":
             return self._recall(str(args.get("query", "")))
+        if name == "save_note":
+            return self._save_note(str(args.get("name", "")), str(args.get("text", "")))
         return f"error: unknown tool {name!r}"
 
     # ---- a turn ----------------------------------------------------------------------------

@@ -79,14 +79,19 @@ class ReplayDriver:
                 if not (rt.user_message or turn.user_message):
                     msg = f"{where}: no user_message here nor in the scenario; script one"
                     raise InvalidInputError(msg)
-                if rt.reply_matches is not None:
+                for name, pattern in (
+                    ("reply_matches", rt.reply_matches),
+                    ("memory_matches", rt.memory_matches),
+                ):
+                    if pattern is None:
+                        continue
                     if rt.otherwise is None:
-                        msg = f"{where}: reply_matches needs an 'otherwise' verdict"
+                        msg = f"{where}: {name} needs an 'otherwise' verdict"
                         raise InvalidInputError(msg)
                     try:
-                        re.compile(rt.reply_matches)
+                        re.compile(pattern)
                     except re.error as err:
-                        msg = f"{where}: reply_matches is not a regular expression: {err}"
+                        msg = f"{where}: {name} is not a regular expression: {err}"
                         raise InvalidInputError(msg) from None
                 for name, verdict in (("verdict", rt.verdict), ("otherwise", rt.otherwise)):
                     if verdict is not None:
@@ -130,12 +135,21 @@ class ReplayDriver:
         tools: Sequence[str],
         usage: DriverUsage,
         timeout: float,
+        memory: str | None = None,
     ) -> Judged:
+        """The scripted verdict; `otherwise` when the reply does not match `reply_matches`
+        or the memory read after a VERIFY VIA MCP turn does not match `memory_matches`."""
         rt = self._turn(sc, turn)
         verdict = rt.verdict
-        if rt.reply_matches is not None and rt.otherwise is not None:
-            found = re.search(rt.reply_matches, reply[:REPLY_CHARS], re.I | re.S)
-            verdict = rt.verdict if found else rt.otherwise
+        if rt.otherwise is not None:
+            if rt.reply_matches is not None and not re.search(
+                rt.reply_matches, reply[:REPLY_CHARS], re.I | re.S
+            ):
+                verdict = rt.otherwise
+            if rt.memory_matches is not None and not re.search(
+                rt.memory_matches, memory or "", re.I | re.S
+            ):
+                verdict = rt.otherwise
         text = _verdict_text(verdict)
         data, why = parse_judgement(text)
         return Judged(data, None if data is not None else f"unusable replay verdict: {why}", text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gaia_eval.agent.models import CheckResult
 from gaia_eval.agent.scorecard import Scorecard
 from gaia_eval.core.report import (
     NOTHING_MEASURED,
@@ -18,6 +19,28 @@ from gaia_eval.core.results import Envelope
 
 def _pct(v: float | None) -> str:
     return "–" if v is None else f"{100 * v:.1f} %"
+
+
+def _state_rows(env: Envelope) -> list[tuple[str, str, bool | None, list[CheckResult]]]:
+    """(item id, judge status, state verdict, checks) of every scenario run that declares
+    state checks, read from the items (the scorecard is the judge's)."""
+    out = []
+    for rec in env.items:
+        res = rec.result or {}
+        found = [
+            CheckResult.model_validate(c) for t in res.get("turns", []) for c in t.get("checks", [])
+        ]
+        if found:
+            out.append((rec.id, str(res.get("status", "")), res.get("state_passed"), found))
+    return out
+
+
+def _state_word(v: bool | None) -> str:
+    return {True: "pass", False: "FAIL", None: "unverified"}[v]
+
+
+def _disagree(status: str, state: bool | None) -> bool:
+    return state is not None and (status == "PASS") != state
 
 
 def headline(env: Envelope) -> list[tuple[str, str]]:
@@ -42,6 +65,19 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     ]
     if s.failed_driver_blamed:
         out.append(("failures blamed on the driver (not the agent)", str(s.failed_driver_blamed)))
+    rows = _state_rows(env)
+    if rows:
+        checks = [c for *_, cs in rows for c in cs]
+        ok = sum(c.passed is True for c in checks)
+        unverified = sum(c.passed is None for c in checks)
+        split = sum(_disagree(st, v) for _, st, v, _ in rows)
+        out.append(
+            (
+                "state checks",
+                f"{ok}/{len(checks)} passed, {unverified} unverified; judge and state "
+                f"disagree on {split} scenario run(s)",
+            )
+        )
     if card.pass_hat_k:
         out.append(("pass^k", ", ".join(f"k={k}: {v:.3f}" for k, v in card.pass_hat_k.items())))
     if env.header.filtered:
@@ -122,6 +158,39 @@ def sections(env: Envelope) -> list[Section]:
                         "facts, ended early). These are not agent failures."
                     ),
                     Bullets([f"`{r.id}`: {r.reason}" for r in driver]),
+                ],
+            )
+        )
+    state = _state_rows(env)
+    if state:
+        out.append(
+            Section(
+                "State checks",
+                [
+                    Para(
+                        "What the turns left behind, verified by gaia_eval itself (tool calls, "
+                        "memories, files), beside the judge's status. The status and the gate "
+                        "follow the judge; a disagreement means the judge or the check missed "
+                        "something."
+                    ),
+                    Table(
+                        ["scenario", "judge", "state", "disagree", "checks that did not pass"],
+                        [
+                            [
+                                f"`{iid}`",
+                                st,
+                                _state_word(v),
+                                "yes" if _disagree(st, v) else "",
+                                "; ".join(
+                                    f"turn {c.turn}: {c.expect} ({_state_word(c.passed)}: "
+                                    f"{c.evidence[:120]})"
+                                    for c in cs
+                                    if c.passed is not True
+                                )[:400],
+                            ]
+                            for iid, st, v, cs in state
+                        ],
+                    ),
                 ],
             )
         )

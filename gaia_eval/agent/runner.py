@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gaia_eval.agent import blame as rules
+from gaia_eval.agent import checks as state_checks
 from gaia_eval.agent.driver import ModelDriver
 from gaia_eval.agent.models import (
+    VERIFY_TOKEN,
     DriverUsage,
     RecommendedFix,
     ScenarioResult,
@@ -18,7 +20,7 @@ from gaia_eval.agent.models import (
     TurnPerformance,
     TurnResult,
 )
-from gaia_eval.agent.protocol import AgentReply, ChatAgent
+from gaia_eval.agent.protocol import AgentReply, AgentState, ChatAgent
 from gaia_eval.agent.replay import ReplayDriver
 from gaia_eval.agent.scenarios import Loaded, effective_timeout
 from gaia_eval.core.errors import GaiaEvalError, InfrastructureError
@@ -132,6 +134,7 @@ class ScenarioRunner:
             self._run(loaded, res, t0 + limit)
         finally:
             res.elapsed_s = round(time.monotonic() - t0, 3)
+            res.state_passed = state_checks.verdict([c for t in res.turns for c in t.checks])
             self._release_agent()
         return res
 
@@ -269,6 +272,18 @@ class ScenarioRunner:
             agent_model=reply.model,
             performance=perf,
         )
+        verify = VERIFY_TOKEN in (turn.success_criteria or "")
+        memory: str | None = None
+        no_memory: str | None = None
+        if turn.checks or verify:
+            state, no_state = self._read_state(agent, deadline)
+            tr.checks = state_checks.run_checks(turn.turn, turn.checks, tools, state, no_state)
+            if state is not None and state.memories is not None:
+                memory = state_checks.memory_text(state.memories)
+            else:
+                no_memory = no_state or "the agent shows no memory"
+        if verify:
+            tr.memory_shown = None if memory is None else memory[:1500]
         judged = self._bounded(
             lambda: driver.judge_turn(
                 sc,
@@ -279,6 +294,7 @@ class ScenarioRunner:
                 tools=[t.name for t in tools],
                 usage=usage,
                 timeout=deadline - time.monotonic(),
+                memory=memory if verify else None,
             ),
             deadline,
         )
@@ -289,6 +305,10 @@ class ScenarioRunner:
             return tr
         data = judged.data
         scores, overall, passed, fired = rules.score_turn(data, reply.text, tools)
+        if verify:
+            scores, overall, passed, rule = rules.verify_memory(scores, data, no_memory)
+            tr.verified = rule is None
+            fired += [rule] if rule else []
         tr.scores, tr.overall_score, tr.passed, tr.rules = scores, overall, passed, fired
         jo = data.get("overall_score")
         tr.judge_overall = float(jo) if isinstance(jo, int | float) else None
@@ -306,6 +326,22 @@ class ScenarioRunner:
                 description=str(fix.get("description", "")),
             )
         return tr
+
+    def _read_state(self, agent: ChatAgent, deadline: float) -> tuple[AgentState | None, str]:
+        """The agent's `state()` after a turn, or (None, why not). Optional in the
+        protocol: an agent without it leaves its state checks unverified."""
+        reader = getattr(agent, "state", None)
+        if not callable(reader):
+            return None, "the agent has no state() to read"
+        try:
+            state = self._bounded(reader, deadline)
+        except (_Timeout, InfrastructureError):
+            raise
+        except Exception as err:  # the agent's own failure: unverified, never a pass
+            return None, f"state() failed: {type(err).__name__}: {err}"
+        if not isinstance(state, AgentState):
+            return None, f"state() returned {type(state).__name__}, not an AgentState"
+        return state, ""
 
     def _summarise_perf(self, res: ScenarioResult) -> None:
         tps = [t.performance.tokens_per_second for t in res.turns]

@@ -29,8 +29,39 @@ KNOWN_PERSONAS = (
     "creative_professional",
 )
 TIERS = ("smoke", "full", "backlog")
-"""`full` runs the smoke scenarios too; `backlog` runs only its own; `custom` selects the
-scenarios of `--scenarios-dir` that ci_tiers.json does not list; `all` is everything."""
+"""The tiers a scenario can be in. `full` runs the smoke scenarios too, and the backlog's
+unless they carry `leaves_full`; `backlog` runs only its own; `custom` selects the user's
+scenarios (`~/.gaia/eval/scenarios`, `--scenarios-dir`) that ci_tiers.json does not list;
+`all` is everything. The `verify` tier of a final release runs no scenario (VERIFY_TIER)."""
+VERIFY_TIER = (
+    "--tier verify runs no scenario: a final release tag checks that a complete full sweep "
+    "measured its commit or one of its release candidates; run `gaia-eval lane verify --tag "
+    "vX.Y.Z --from DIR` instead, or pick --tier smoke, full or backlog"
+)
+
+
+USER_DIR_ENV = "GAIA_EVAL_USER_SCENARIOS"
+"""Overrides the user's scenario folder (default ~/.gaia/eval/scenarios); empty: none."""
+
+
+def user_dir() -> Path | None:
+    """The user's own scenario folder, loaded on every run as the specification says:
+    ~/.gaia/eval/scenarios, or $GAIA_EVAL_USER_SCENARIOS (empty turns it off); None
+    when it is off or does not exist."""
+    raw = os.environ.get(USER_DIR_ENV)
+    if raw is not None:
+        if not raw.strip():
+            return None
+        folder = Path(raw).expanduser()
+    else:
+        folder = Path.home() / ".gaia" / "eval" / "scenarios"
+    if not folder.exists():
+        return None
+    if not folder.is_dir():
+        where = f"${USER_DIR_ENV}" if raw is not None else "~/.gaia/eval/scenarios"
+        msg = f"{folder} ({where}): not a folder; make it a folder of scenario YAML files"
+        raise InvalidInputError(msg)
+    return folder
 
 
 def data_dir() -> Path:
@@ -52,6 +83,8 @@ class Loaded:
     """Each document resolved to a file, or None when it is missing."""
     tier: str
     reason: str
+    leaves_full: bool = False
+    """A backlog scenario kept out of the full sweep (ci_tiers.json's `leaves_full`)."""
 
     @property
     def missing(self) -> list[str]:
@@ -74,18 +107,33 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
+_REQUIRED_FIX = {
+    "id": "a unique `id: my_scenario`",
+    "category": "`category: rag_quality` (or a category of your own)",
+    "persona": "`persona: casual_user` (or a persona of your own)",
+    "setup": "`setup: {index_documents: []}`",
+    "turns": "`turns:` with at least one turn (turn, objective, ground_truth or success_criteria)",
+}
+
+
 def validate(data: object, source: Path) -> Scenario:
     """One scenario document -> Scenario; InvalidInputError naming the file and field."""
     if not isinstance(data, dict):
-        msg = f"{source}: a scenario is a mapping (id, category, persona, setup, turns)"
+        msg = (
+            f"{source}: a scenario is a mapping (id, category, persona, setup, turns); "
+            "write one scenario per YAML document (docs/agent.md, Scenarios)"
+        )
         raise InvalidInputError(msg)
     for key in ("id", "category", "persona", "setup", "turns"):
         if key not in data:
-            msg = f"{source}: field {key!r} is required"
+            msg = f"{source}: field {key!r} is required; add {_REQUIRED_FIX[key]}"
             raise InvalidInputError(msg)
     setup = data.get("setup")
     if not isinstance(setup, dict) or "index_documents" not in setup:
-        msg = f"{source}: field 'setup.index_documents' is required (an empty list is allowed)"
+        msg = (
+            f"{source}: field 'setup.index_documents' is required; add "
+            "`index_documents: []` under setup (an empty list is allowed)"
+        )
         raise InvalidInputError(msg)
     turns = data.get("turns")
     if isinstance(turns, list):
@@ -100,16 +148,24 @@ def validate(data: object, source: Path) -> Scenario:
         sc = Scenario.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
-        msg = f"{source}: field {_field(first['loc'])!r}: {first['msg']}"
+        fix = (
+            "remove it or fix its spelling"
+            if first["type"] == "extra_forbidden"
+            else "fix the value"
+        )
+        msg = (
+            f"{source}: field {_field(first['loc'])!r}: {first['msg']}; {fix} (the format "
+            "is in docs/agent.md, Scenarios)"
+        )
         raise InvalidInputError(msg) from None
     if not sc.id.strip() or sc.id != sc.id.strip():
-        msg = f"{source}: field 'id' is empty or padded"
+        msg = f"{source}: field 'id' is empty or padded; write it without spaces around it"
         raise InvalidInputError(msg)
     if not sc.persona.strip():
         msg = f"{source}: field 'persona' must be a non-empty string (e.g. casual_user)"
         raise InvalidInputError(msg)
     if not sc.turns:
-        msg = f"{source}: field 'turns' must list at least one turn"
+        msg = f"{source}: field 'turns' must list at least one turn; add one (turn: 1)"
         raise InvalidInputError(msg)
     for i, turn in enumerate(sc.turns):
         if turn.turn != i + 1:
@@ -130,7 +186,7 @@ def validate(data: object, source: Path) -> Scenario:
             raise InvalidInputError(msg)
     for i, doc in enumerate(sc.setup.index_documents):
         if not doc.path.strip():
-            msg = f"{source}: setup.index_documents[{i}].path is empty"
+            msg = f"{source}: setup.index_documents[{i}].path is empty; name the file"
             raise InvalidInputError(msg)
     return sc
 
@@ -176,7 +232,8 @@ def _read(path: Path) -> list[Scenario]:
     return [validate(d, path) for d in docs if d is not None]
 
 
-def load_tiers() -> dict[str, dict[str, str]]:
+def load_tiers() -> dict[str, dict[str, Any]]:
+    """ci_tiers.json's scenarios: id -> {tier, reason, leaves_full}."""
     path = data_dir() / "ci_tiers.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     rows = data.get("scenarios")
@@ -187,43 +244,82 @@ def load_tiers() -> dict[str, dict[str, str]]:
         if not isinstance(row, dict) or row.get("tier") not in TIERS or not row.get("reason"):
             msg = f"{path}: scenarios.{sid} needs a tier ({', '.join(TIERS)}) and a reason"
             raise InvalidInputError(msg)
-    return {k: {"tier": str(v["tier"]), "reason": str(v["reason"])} for k, v in rows.items()}
+        if row.get("leaves_full") and row["tier"] != "backlog":
+            msg = f"{path}: scenarios.{sid}: leaves_full is for backlog scenarios only"
+            raise InvalidInputError(msg)
+    return {
+        k: {
+            "tier": str(v["tier"]),
+            "reason": str(v["reason"]),
+            "leaves_full": bool(v.get("leaves_full", False)),
+        }
+        for k, v in rows.items()
+    }
+
+
+def _yaml_files(folder: Path) -> list[Path]:
+    return sorted({*folder.rglob("*.yaml"), *folder.rglob("*.yml")})
 
 
 def load_all(extra_dir: Path | None = None, *, allow_outside: bool = False) -> list[Loaded]:
-    """Every scenario: the package's, then `extra_dir`'s (ids must be unique).
-    `allow_outside` (the `--allow-outside` flag) admits documents outside their folder,
-    as a scenario's own `setup.allow_outside` does."""
+    """Every scenario: the package's, then the user's folder's (`user_dir()`, by default
+    ~/.gaia/eval/scenarios), then `extra_dir`'s (`--scenarios-dir`); ids must be unique
+    across all three. `allow_outside` (the `--allow-outside` flag) admits documents
+    outside their folder, as a scenario's own `setup.allow_outside` does."""
     tiers = load_tiers()
-    files = sorted((data_dir() / "scenarios").rglob("*.yaml"))
+    sources: list[tuple[str, Path]] = [("shipped", data_dir() / "scenarios")]
+    home = user_dir()
+    if home is not None:
+        sources.append(("~/.gaia/eval/scenarios", home))
     if extra_dir is not None:
         if not extra_dir.is_dir():
-            msg = f"--scenarios-dir {extra_dir}: not a folder"
+            msg = f"--scenarios-dir {extra_dir}: not a folder; name a folder of scenario YAML"
             raise InvalidInputError(msg)
-        files += sorted(extra_dir.rglob("*.yaml")) + sorted(extra_dir.rglob("*.yml"))
+        sources.append(("--scenarios-dir", extra_dir))
     out: list[Loaded] = []
-    seen: dict[str, Path] = {}
-    for path in files:
-        for sc in _read(path):
-            if sc.id in seen:
-                msg = f"{path}: scenario id {sc.id!r} is already used by {seen[sc.id]}"
-                raise InvalidInputError(msg)
-            seen[sc.id] = path
-            row = tiers.get(sc.id, {"tier": "custom", "reason": "not listed in ci_tiers.json"})
-            admit = allow_outside or sc.setup.allow_outside
-            docs = tuple(
-                resolve_document(d, path, index=i, allow_outside=admit)
-                for i, d in enumerate(sc.setup.index_documents)
-            )
-            out.append(Loaded(sc, path, docs, row["tier"], row["reason"]))
+    seen: dict[str, tuple[Path, str]] = {}
+    read: set[Path] = set()
+    for origin, folder in sources:
+        for path in _yaml_files(folder):
+            real = Path(os.path.realpath(path))
+            if real in read:  # the same file through two sources (--scenarios-dir ~/.gaia/...)
+                continue
+            read.add(real)
+            for sc in _read(path):
+                if sc.id in seen:
+                    first, where = seen[sc.id]
+                    shipped = " (a shipped scenario)" if where == "shipped" else ""
+                    msg = (
+                        f"{path}: field 'id': scenario id {sc.id!r} is already used by "
+                        f"{first}{shipped}; rename it (ids are unique across the shipped "
+                        "scenarios, ~/.gaia/eval/scenarios and --scenarios-dir)"
+                    )
+                    raise InvalidInputError(msg)
+                seen[sc.id] = (path, origin)
+                row = (tiers.get(sc.id) if origin == "shipped" else None) or {
+                    "tier": "custom",
+                    "reason": f"yours ({origin}); not listed in ci_tiers.json",
+                }
+                admit = allow_outside or sc.setup.allow_outside
+                docs = tuple(
+                    resolve_document(d, path, index=i, allow_outside=admit)
+                    for i, d in enumerate(sc.setup.index_documents)
+                )
+                out.append(
+                    Loaded(sc, path, docs, row["tier"], row["reason"], bool(row.get("leaves_full")))
+                )
     return out
 
 
 def in_tier(loaded: Loaded, tier: str) -> bool:
     if tier == "all":
         return True
+    if tier == "verify":
+        raise InvalidInputError(VERIFY_TIER)
     if tier == "full":
-        return loaded.tier in ("smoke", "full")
+        return loaded.tier in ("smoke", "full") or (
+            loaded.tier == "backlog" and not loaded.leaves_full
+        )
     return loaded.tier == tier
 
 
