@@ -766,7 +766,7 @@ def _run_one(state: _Run, ctx: RunContext, item: Item, commit: str | None) -> _D
         result = model.model_dump(mode="json", by_alias=True)
     except InfrastructureError as err:
         status, error = "infra_error", describe(err)
-        if cls.stop_on_infra:
+        if cls.stop_on_infra and getattr(err, "stops_run", True):
             stop = err
     except Exception as err:  # the system under test crashed on this item
         status, error = "error", describe(err)
