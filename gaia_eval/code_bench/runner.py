@@ -236,7 +236,7 @@ def run_code_task(
     if task.language == "javascript" and node_binary() is None:
         # Before the agent runs: without node the task cannot be graded, so it is
         # unmeasured (never a pass, never a failure of the agent); the run goes on.
-        raise ToolchainMissingError(f"{task.id}: node is not installed here; {INSTALL_HINT}")
+        raise ToolchainMissingError(f"node is not installed here; {INSTALL_HINT}")
     from gaia_eval.agents.grader import remember_runner
 
     remember_runner()  # before any agent: the grader's runner as it was

@@ -148,7 +148,10 @@ class CodeBenchSuite(Suite):
         lost = [r for r in env.items if r.status == "infra_error"]
         if not lost:
             return None
-        return f"{len(lost)} task(s) could not be measured here (first: {lost[0].error})"
+        return (
+            f"{len(lost)} of {len(env.items)} task(s) could not be measured here "
+            f"(first {lost[0].id}: {lost[0].error})"
+        )
 
     @classmethod
     def summarise(cls, env: Envelope) -> CodeSummary:

@@ -187,8 +187,10 @@ class RunStopped(InfrastructureError):
     def lines(self) -> list[str]:
         """What to print on stdout after the run's summary and file paths."""
         if self.unmeasured:
+            # A suite's unmeasured_reason can stand with some items measured.
+            some = any(r.status == "ok" for r in self.outcome.envelope.items)
             return [
-                f"nothing was measured: {self.cause}",
+                f"{'not everything' if some else 'nothing'} was measured: {self.cause}",
                 "when the cause is fixed, measure what is missing with:",
                 f"  {self.resume}",
             ]
