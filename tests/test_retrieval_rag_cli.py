@@ -315,11 +315,11 @@ def test_usage_errors(
     monkeypatch.chdir(tmp_path)
     # The shipped manifest leaves the technical documents unverified (not fetched here):
     # the full suite refuses them by name before any download.
-    assert main([*RAG, "--suite", "full", "--offline"]) == 2
-    assert "--no-vlm" in capsys.readouterr().err  # a full run says whether images are read
-    assert main([*RAG, "--suite", "full", "--offline", "--no-vlm"]) == 2
-    err = capsys.readouterr().err
-    assert "no verified sha256" in err and "arxiv/attention-is-all-you-need" in err
+    # The vision model is on by default (no flag needed); the manifest is refused first.
+    for vlm in ([], ["--no-vlm"]):
+        assert main([*RAG, "--suite", "full", "--offline", *vlm]) == 2
+        err = capsys.readouterr().err
+        assert "no verified sha256" in err and "arxiv/attention-is-all-you-need" in err
     assert main([*RAG, "--system", TOY, "--embedder", "hash"]) == 2
     assert main([*RAG, "--system", "nope"]) == 2
     assert main([*RAG, "--embedder", ""]) == 2

@@ -339,3 +339,84 @@ def test_pin_unverified_makes_the_full_suite_runnable_and_says_so(
     report = (out / "report.md").read_text()
     trust = report.index("## Infrastructure and unmeasured")
     assert trust < report.index(f"2 corpus file(s) {PINNED_NOTE}") < report.index("## Headline")
+
+
+# ---- the vision model is on unless --no-vlm; --judge alone is Claude ----------------------
+
+NARROW = ["--datasets", "repo_docs", "--no-scale", "--no-hard-cases"]
+
+
+def _cli(manifest: Path, cache: Path, tmp_path: Path, *extra: str, **env: str) -> Any:
+    """`gaia-eval retrieval --component rag --suite full --offline ...` as a user types it,
+    in a process of its own, with no VLM flag of ours."""
+    import os
+    import subprocess
+    import sys
+
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GAIA_EVAL_VLM")
+    }
+    argv = [sys.executable, "-m", "gaia_eval", *RAG, "--suite", "full", "--offline",
+            "--sources", str(manifest), "--embedder", "hash", "--out", str(tmp_path / "run"),
+            *extra]  # fmt: skip
+    full_env = {**base, "GAIA_EVAL_CACHE": str(cache), "GAIA_EVAL_LOCK_DIR": str(tmp_path), **env}
+    return subprocess.run(
+        argv, env=full_env, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def test_full_reads_pdf_images_by_default_and_a_dead_vlm_is_said_once(
+    corpus: tuple[Path, Path], tmp_path: Path
+) -> None:
+    manifest, cache = corpus
+    dead = "openai:http://127.0.0.1:9/v1#vision"  # port 9 (discard): nothing listens
+    done = _cli(manifest, cache, tmp_path, "--retrieval-only", *NARROW, GAIA_EVAL_VLM=dead)
+    assert done.returncode == 3, done.stderr
+    err = done.stderr
+    assert err.count("nothing answers at http://127.0.0.1:9/v1") == 1
+    assert "vision model" in err and "--no-vlm" in err and "GAIA_EVAL_VLM" in err
+    assert "the run cannot start; not answering:" in err
+    assert not (tmp_path / "run" / "results.json").exists()  # nothing was indexed
+    # --no-vlm: the same run reads no image and runs.
+    done = _cli(manifest, cache, tmp_path, "--retrieval-only", "--no-vlm", *NARROW)
+    assert done.returncode == 0, done.stderr
+    assert _load(tmp_path / "run").header.settings["vlm"] is False
+
+
+def test_full_uses_the_default_vlm_unless_told_otherwise(
+    corpus: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gaia_eval.systems.rag.vlm import PROBE_TEXT
+
+    manifest, cache = corpus
+    monkeypatch.setenv("GAIA_EVAL_CACHE", str(cache))
+    vision = FakeLLM(answer=lambda body: {"content": PROBE_TEXT})
+    with serve_model(vision) as url:
+        monkeypatch.setenv("GAIA_EVAL_VLM", f"openai:{url}/v1#vision")
+        out = tmp_path / "run"
+        argv = [*RAG, "--suite", "full", "--offline", "--sources", str(manifest),
+                "--embedder", "hash", "--retrieval-only", *NARROW, "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+    env = _load(out)
+    assert env.header.settings["vlm"] is True
+    assert env.header.model == f"openai:{url}/v1#vision"
+    # The first request is the probe image, before anything was indexed.
+    first = vision.requests[0]["messages"][0]["content"]
+    assert any(p["type"] == "image_url" for p in first)
+    # The resume command names the model, so a resumed run reads images alike.
+    assert f"--vlm openai:{url}/v1#vision" in " ".join(env.header.run.argv)
+
+
+def test_judge_alone_is_claude_and_needs_answers(corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    manifest, cache = corpus
+    dead = "openai:http://127.0.0.1:9/v1#m"
+    done = _cli(manifest, cache, tmp_path, "--no-vlm", "--judge", "--model", dead, *NARROW)
+    assert done.returncode == 2, done.stderr  # something is missing: exit 2 over exit 3
+    assert "--judge 'anthropic:claude-sonnet-4-5'" in done.stderr
+    assert "ANTHROPIC_API_KEY" in done.stderr
+    assert "--model 'openai:http://127.0.0.1:9/v1#m'" in done.stderr  # the same message
+    done = _cli(manifest, cache, tmp_path, "--no-vlm", "--judge", "--retrieval-only", *NARROW)
+    assert done.returncode == 2
+    assert "--judge grades answers, and this run gives none" in done.stderr

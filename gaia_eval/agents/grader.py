@@ -34,6 +34,7 @@ all detected.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -44,7 +45,7 @@ import sys
 import sysconfig
 import tempfile
 import tokenize
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,16 @@ RUNNER_FILE_NAMES = frozenset(
     }
 )
 RUNNER_FILE_SUFFIXES = (".pth", ".pyc", ".so", ".pyd")
+# node's: what configures a module's resolution or the runner, and native add-ons.
+NODE_RUNNER_FILES = frozenset({"package.json", ".npmrc", "node.config.json"})
+NODE_RUNNER_SUFFIXES = (".node",)
+# Code under test in JavaScript that names the test runner or its wire format (node:v8
+# serialises the child-to-runner messages; NODE_TEST_CONTEXT marks a test file's process).
+_JS_RUNNER = re.compile(
+    r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](?:node:)?(?:test|v8|inspector)(?:/[\w/]*)?['"]"""
+    r"""|['"]node:(?:test|v8|inspector)(?:/[\w/]*)?['"]|NODE_TEST_CONTEXT|process\.binding"""
+)
+JS_SUFFIXES = (".js", ".mjs", ".cjs")
 RUNNER_MODULES = ("pytest", "_pytest", "pluggy", "iniconfig")
 # Code that names the runner: a name token, or a string naming a runner module.
 _RUNNER_NAME = re.compile(r"^(?:_?pytest|pluggy)$")
@@ -119,7 +130,13 @@ class PytestRun:
 
 def is_runner_file(rel: str) -> bool:
     name = rel.rsplit("/", 1)[-1]
-    return name in RUNNER_FILE_NAMES or name.endswith(RUNNER_FILE_SUFFIXES)
+    if "node_modules" in rel.split("/"):
+        return True  # a package there could stand in for anything the code imports
+    return (
+        name in RUNNER_FILE_NAMES
+        or name in NODE_RUNNER_FILES
+        or name.endswith(RUNNER_FILE_SUFFIXES + NODE_RUNNER_SUFFIXES)
+    )
 
 
 def files(root: Path) -> dict[str, Path]:
@@ -211,6 +228,11 @@ def source_tampering(root: Path, skip: Sequence[str] = ()) -> list[str]:
         if mod is not None and mod not in shadowed:
             shadowed.add(mod)
             out.append(f"{rel} stands in for the module {mod}")
+        if rel.endswith(JS_SUFFIXES):
+            found = _JS_RUNNER.search(path.read_text(encoding="utf-8", errors="replace"))
+            if found:
+                out.append(f"{rel} reaches into the test runner ({found.group(0)[:40]})")
+            continue
         if not rel.endswith(".py"):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -328,16 +350,25 @@ def run_pytest(
     """Run pytest on `paths` (relative to `project`) as the grader does. `protect` lists
     files that must keep their bytes through the run; `expected` the node ids the task
     defines (each must be collected, unless its file failed to collect)."""
-    own = work is None
-    folder = Path(tempfile.mkdtemp(prefix="gaia-grade-")) if work is None else work
-    try:
+    with work_folder(work, "gaia-grade-") as folder:
         return _run_pytest(
             project, paths, env, folder, timeout_s=timeout_s, tb=tb, protect=protect,
             expected=expected,
         )  # fmt: skip
+
+
+@contextlib.contextmanager
+def work_folder(work: Path | None, prefix: str) -> Iterator[Path]:
+    """`work`, or a temporary folder removed afterwards: where a graded run's own files
+    (configuration, report) go, outside the project."""
+    if work is not None:
+        yield work
+        return
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
     finally:
-        if own:
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run_pytest(
@@ -390,6 +421,19 @@ def _run_pytest(
     run.collected = [str(x) for x in data.get("collected", [])]
     run.collection_errors = [str(x) for x in data.get("collection_errors", []) if x]
     run.tampered = [*toolchain, *(str(x) for x in data.get("tampered", []))]
+    check_after_run(run, project, digests, expected)
+    return run
+
+
+def check_after_run(
+    run: PytestRun,
+    project: Path,
+    digests: Mapping[str, str],
+    expected: Sequence[str] | None,
+) -> None:
+    """The checks after any graded test run (pytest's or node's): the protected test files
+    kept their bytes, and every test the task defines ran (unless its file failed to
+    load); what fails is added to `run.tampered`."""
     changed = [rel for rel, d in digests.items() if hashes(project, [rel]).get(rel) != d]
     if changed and not any("rewritten" in t for t in run.tampered):
         run.tampered.append(f"test files were rewritten while the tests ran: {changed[0]}")
@@ -399,9 +443,8 @@ def _run_pytest(
         if missing:
             run.tampered.append(
                 f"{len(missing)} of the {len(expected)} tests the task defines were not "
-                f"collected (first {missing[0]})"
+                f"collected or did not report (first {missing[0]})"
             )
-    return run
 
 
 def run_probe(

@@ -2,7 +2,9 @@
 
     <task>/task.json      id, kind (generation | editing), category, summary,
                           reference_answer, optional invariant (a snippet file name),
-                          refusal ({"all_of": [[words], ...]}), needs (["mypy"]), max_steps
+                          refusal ({"all_of": [[words], ...]}), needs (["mypy"]), max_steps,
+                          language (python, the default, or javascript: node --test runs
+                          the *.test.mjs files; needs Node.js 20 or newer)
     <task>/prompt.md      what the agent is asked
     <task>/project/       the files the agent gets, visible tests under tests/
     <task>/hidden/        hidden tests, copied in only to grade (never shown to the agent)
@@ -38,7 +40,9 @@ TASK_KEYS = {
     "refusal",
     "needs",
     "max_steps",
+    "language",
 }
+LANGUAGES = ("python", "javascript")
 KNOWN_NEEDS = ("mypy",)
 DEFAULT_MAX_STEPS = 40
 VISIBLE_TESTS = "tests"
@@ -67,6 +71,8 @@ class CodeTask:
     max_steps: int
     digest: str
     """sha256 (16 hex digits) over every file of the task folder."""
+    language: str = "python"
+    """What the tests run with: pytest (python) or node --test (javascript)."""
 
     @property
     def project_dir(self) -> Path:
@@ -85,6 +91,11 @@ class CodeTask:
     def weak_dir(self) -> Path | None:
         weak = self.folder / "weak"
         return weak if weak.is_dir() else None
+
+    @property
+    def test_command(self) -> str:
+        """How the agent runs the visible tests (said in the second try's prompt)."""
+        return "node --test tests/" if self.language == "javascript" else "pytest tests"
 
     def definition(self) -> dict[str, Any]:
         """What the run's definition digest covers for this task."""
@@ -179,6 +190,11 @@ def load_task(folder: Path) -> CodeTask:
     max_steps = data.get("max_steps", DEFAULT_MAX_STEPS)
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise _bad(path, "max_steps", "a positive int")
+    language = data.get("language", "python")
+    if language not in LANGUAGES:
+        raise _bad(path, "language", f"expected one of {list(LANGUAGES)}, got {language!r}")
+    if language != "python" and (invariant is not None or needs):
+        raise _bad(path, "language", "invariant and needs are for python tasks only")
     return CodeTask(
         id=task_id,
         kind=data["kind"],
@@ -192,6 +208,7 @@ def load_task(folder: Path) -> CodeTask:
         needs=tuple(needs),
         max_steps=max_steps,
         digest=folder_digest(folder),
+        language=language,
     )
 
 

@@ -32,6 +32,7 @@ from gaia_eval.agents.grader import (
     source_tampering,
 )
 from gaia_eval.agents.models import CheckRecord
+from gaia_eval.agents.node_grader import run_node_tests
 from gaia_eval.agents.workspace import touched_files
 from gaia_eval.code_bench.definitions import HIDDEN_TESTS, VISIBLE_TESTS, CodeTask
 from gaia_eval.code_bench.testrun import PytestRun, run_pytest
@@ -135,11 +136,21 @@ def run_tests(
     env: Mapping[str, str],
     timeout_s: float,
     *,
+    language: str = "python",
     tb: str = "no",
     hidden: bool = True,
     expected: list[str] | None = None,
 ) -> PytestRun:
     paths = [VISIBLE_TESTS, HIDDEN_TESTS] if hidden else [VISIBLE_TESTS]
+    if language == "javascript":
+        return run_node_tests(
+            dest,
+            paths,
+            env=env,
+            work=dest.parent / "config",
+            timeout_s=timeout_s,
+            expected=expected,
+        )
     return run_pytest(
         dest,
         paths,
@@ -163,7 +174,7 @@ def run_untouched(
     dest = _scratch(scratch, f"{task.id}-before")
     try:
         graded_copy(task.project_dir, task.project_dir, task.hidden_dir, dest)
-        run = run_tests(dest, env, timeout_s)
+        run = run_tests(dest, env, timeout_s, language=task.language)
     finally:
         shutil.rmtree(dest.parent, ignore_errors=True)
     visible, hidden = expected_ids(run)
@@ -199,7 +210,11 @@ def grade(
     changed = [p for p in touched_files(baseline, dest) if not p.startswith(f"{HIDDEN_TESTS}/")]
     # Every test the untouched project collected must be collected again (a project that
     # makes pytest skip collecting a test has steered the run).
-    run = before if not changed else run_tests(dest, env, timeout_s, expected=before.collected)
+    run = (
+        before
+        if not changed
+        else run_tests(dest, env, timeout_s, language=task.language, expected=before.collected)
+    )
     visible, hidden = expected_ids(before)
     result = Grade(
         folder=dest,

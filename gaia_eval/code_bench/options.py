@@ -87,6 +87,7 @@ def _check_needs(
     model's SDK or key, mypy for typed tasks) or whose model server does not answer
     (exit 3)."""
     from gaia_eval.agents import preflight
+    from gaia_eval.agents.node_grader import INSTALL_HINT, node_binary
     from gaia_eval.code_bench.definitions import CodeTask
 
     typed = [t.id for t in tasks if isinstance(t, CodeTask) and "mypy" in t.needs]
@@ -95,6 +96,15 @@ def _check_needs(
         extra.append(
             f"mypy in {sys.executable}, which the task(s) {', '.join(typed)} run: "
             f"{install_hint('code')} (or leave them out with --tasks)"
+        )
+    scripted = [t.id for t in tasks if isinstance(t, CodeTask) and t.language == "javascript"]
+    if scripted and node_binary() is None:
+        # Said once before the run; each such task is then unmeasured (exit 3), never a pass.
+        print(
+            f"gaia-eval code: node is not installed, so the JavaScript task(s) "
+            f"{', '.join(scripted)} will be unmeasured: {INSTALL_HINT} "
+            "(or leave them out with --tasks)",
+            file=sys.stderr,
         )
     preflight.check(
         harness=harness,

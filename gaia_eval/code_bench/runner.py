@@ -23,6 +23,7 @@ from gaia_eval.agents.checks import EDIT_TOOLS
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.agents.isolation import agent_env
 from gaia_eval.agents.models import AgentOutcome, Transcript
+from gaia_eval.agents.node_grader import INSTALL_HINT, node_binary
 from gaia_eval.agents.run import Fence, agent_cost, run_agent
 from gaia_eval.agents.workspace import copy_project, tree_diff
 from gaia_eval.code_bench.counts import try_counts
@@ -31,7 +32,7 @@ from gaia_eval.code_bench.grading import Grade, grade, run_tests, run_untouched
 from gaia_eval.code_bench.honesty import explains_refusal, outage, success_claims
 from gaia_eval.code_bench.models import CodeTaskResult, TryCounts, TryResult
 from gaia_eval.code_bench.testrun import PytestRun, grading_env
-from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.errors import InfrastructureError, ToolchainMissingError
 from gaia_eval.core.results_io import write_json, write_text
 from gaia_eval.llm.local_server import LocalServerInfo
 
@@ -140,7 +141,7 @@ def feedback_prompt(task: CodeTask, project: Path, output: str) -> str:
     tail = output.strip()[-FEEDBACK_CAP:]
     return (
         f"{task_prompt(task, project)}\n\nYour previous attempt has not solved this task "
-        "yet. This is what `pytest tests` reports on the project as you left it:\n\n"
+        f"yet. This is what `{task.test_command}` reports on the project as you left it:\n\n"
         f"```\n{tail}\n```\n\nContinue from the current state of the project."
     )
 
@@ -232,6 +233,10 @@ def run_code_task(
     """Run `task` once (with its tries); InfrastructureError when the agent's backend was
     down."""
     item_dir.mkdir(parents=True, exist_ok=True)
+    if task.language == "javascript" and node_binary() is None:
+        # Before the agent runs: without node the task cannot be graded, so it is
+        # unmeasured (never a pass, never a failure of the agent); the run goes on.
+        raise ToolchainMissingError(f"node is not installed here; {INSTALL_HINT}")
     from gaia_eval.agents.grader import remember_runner
 
     remember_runner()  # before any agent: the grader's runner as it was
@@ -306,7 +311,12 @@ def run_code_task(
             if verdict.solved or n == cfg.tries:
                 break
             feedback = run_tests(
-                g.folder, genv, cfg.tests_timeout_s, tb="short", hidden=False
+                g.folder,
+                genv,
+                cfg.tests_timeout_s,
+                language=task.language,
+                tb="short",
+                hidden=False,
             ).output
         write_text(item_dir / "workspace.diff", tree_diff(ws.baseline, ws.project))
         return _result(cfg, task, repeat, tries, prompts)

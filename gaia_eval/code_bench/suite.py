@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from gaia_eval.agents.isolation import agent_env
+from gaia_eval.agents.node_grader import node_binary, node_version
 from gaia_eval.code_bench.definitions import CodeTask
 from gaia_eval.code_bench.gate import GATE
 from gaia_eval.code_bench.models import CodeTaskResult
@@ -90,12 +91,15 @@ class CodeBenchSuite(Suite):
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
         # Unmeasured items have no result to say what kind of task they were.
         ctx.setup["tasks"] = {
-            t.id: {"kind": t.kind, "category": t.category} for t in self.cfg.tasks
+            t.id: {"kind": t.kind, "category": t.category, "language": t.language}
+            for t in self.cfg.tasks
         }
+        node = node_binary()
         ctx.setup["toolchain"] = {
             "python": sys.version.split()[0],
             "pytest": _version("pytest"),
             "mypy": _version("mypy"),
+            "node": node_version(node) if node is not None else None,
         }
         if self.cfg.note:
             ctx.setup["note"] = self.cfg.note
@@ -136,3 +140,15 @@ class CodeBenchSuite(Suite):
         )
 
     # ---- reading results -------------------------------------------------------------------
+    @classmethod
+    def unmeasured_reason(cls, env: Envelope) -> str | None:
+        """A finished run with a task it could not grade here (node missing for a
+        JavaScript task: the only infrastructure error that does not stop the run) is
+        unmeasured, never a pass."""
+        lost = [r for r in env.items if r.status == "infra_error"]
+        if not lost:
+            return None
+        return (
+            f"{len(lost)} of {len(env.items)} task(s) could not be measured here "
+            f"(first {lost[0].id}: {lost[0].error})"
+        )

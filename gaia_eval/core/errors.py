@@ -160,6 +160,14 @@ class InfrastructureError(GaiaEvalError):
     exit_code = EXIT_INFRA
 
 
+class ToolchainMissingError(InfrastructureError):
+    """A tool one item needs is not installed here (node for a JavaScript code task): that
+    item is unmeasured and the run goes on with the others (a suite that stops on
+    infrastructure errors does not stop for this one)."""
+
+    stops_run = False
+
+
 class DiskFullError(InfrastructureError):
     """The disk or the user's quota is full (ENOSPC, EDQUOT): an infrastructure stop that
     `--resume` finishes once there is room, never a failure of the system under test."""

@@ -193,8 +193,10 @@ class RunStopped(InfrastructureError):
     def lines(self) -> list[str]:
         """What to print on stdout after the run's summary and file paths."""
         if self.unmeasured:
+            # A suite's unmeasured_reason can stand with some items measured.
+            some = any(r.status == "ok" for r in self.outcome.envelope.items)
             return [
-                f"nothing was measured: {self.cause}",
+                f"{'not everything' if some else 'nothing'} was measured: {self.cause}",
                 "when the cause is fixed, measure what is missing with:",
                 f"  {self.resume}",
             ]
@@ -772,7 +774,7 @@ def _run_one(state: _Run, ctx: RunContext, item: Item, commit: str | None) -> _D
         result = model.model_dump(mode="json", by_alias=True)
     except InfrastructureError as err:
         status, error = "infra_error", describe(err)
-        if cls.stop_on_infra:
+        if cls.stop_on_infra and getattr(err, "stops_run", True):
             stop = err
     except Exception as err:  # the system under test crashed on this item
         status, error = "error", describe(err)

@@ -33,6 +33,11 @@ from gaia_eval.core.options import (
     tier,
 )
 from gaia_eval.core.rundir import default_run_dir
+from gaia_eval.systems.rag.vlm import DEFAULT_ENV, DEFAULT_SPEC
+from gaia_eval.systems.rag.vlm import default_spec as default_vlm
+
+# `--judge` alone grades with Claude.
+DEFAULT_JUDGE = "anthropic:claude-sonnet-4-5"
 
 EPILOG = (
     "The committed baseline of --suite pr is gaia_eval/baselines/retrieval/pr.json "
@@ -204,8 +209,12 @@ OPTIONS = Options.of(
     ),
     Option(
         "--judge",
-        "grade free-form (`judge`) answers with this model; without it they are counted "
-        "unscored, never guessed (needs --model)",
+        "grade free-form (`judge`) answers with a judge model; without it they are counted "
+        f"unscored, never guessed. `--judge` alone: Claude ({DEFAULT_JUDGE}, needs "
+        "ANTHROPIC_API_KEY); `--judge SPEC` any model (needs answers: --suite full, or "
+        "--model)",
+        kind="optional",
+        const=DEFAULT_JUDGE,
         metavar="SPEC",
     ),
     Option(
@@ -213,7 +222,8 @@ OPTIONS = Options.of(
         "read PDF page images with this OpenAI-compatible vision model "
         "(openai:<base_url>#<model>); it is first made to read a test image, and a model "
         "that fails stops the run. It changes a PDF's chunks, so gates refuse to compare "
-        "VLM-on with VLM-off runs. --suite full needs --vlm or --no-vlm; pr never uses one",
+        "VLM-on with VLM-off runs. --suite full reads them unless --no-vlm (default: "
+        f"${DEFAULT_ENV}, else {DEFAULT_SPEC}); pr never does",
         metavar="SPEC",
         exclusive="vlm",
     ),
@@ -343,13 +353,6 @@ def _run(args: argparse.Namespace) -> int:
     if args.vlm and not (full or args.dataset or args.beir):
         msg = "--vlm: the pr suite never reads images (every machine scores alike); drop it"
         raise InvalidInputError(msg)
-    if full and not (args.vlm or args.no_vlm or args.fetch_only):
-        msg = (
-            "--suite full reads PDF images through a vision model: pass --vlm "
-            "openai:<base_url>#<model>, or --no-vlm to leave them unread (recorded in the "
-            "results; gates compare only like with like)"
-        )
-        raise InvalidInputError(msg)
     if args.vlm and args.system:
         msg = "--vlm configures the reference system; a --system retriever brings its own"
         raise InvalidInputError(msg)
@@ -366,12 +369,15 @@ def _run(args: argparse.Namespace) -> int:
         msg = "--embedder '': give an embedder spec (e.g. hash, onnx:all-MiniLM-L6-v2-int8)"
         raise InvalidInputError(msg)
 
-    if args.judge and not args.model:
-        msg = "--judge grades answers; give the answering model with --model SPEC too"
+    model = args.model or ("local" if full and not args.retrieval_only else None)
+    if args.judge and not model:
+        msg = (
+            "--judge grades answers, and this run gives none: give the answering model with "
+            "--model SPEC (the full suite answers unless --retrieval-only)"
+        )
         raise InvalidInputError(msg)
     from gaia_eval.llm.spec import parse_model_spec
 
-    model = args.model or ("local" if full and not args.retrieval_only else None)
     answer_model = parse_model_spec(model, "--model") if model else None
     judge = parse_model_spec(args.judge, "--judge") if args.judge else None
 
@@ -391,6 +397,11 @@ def _run(args: argparse.Namespace) -> int:
     elif not custom:
         path = builtin_dataset_path("repo_docs")
         sources = [DatasetSource("builtin", path, "builtin:repo_docs")]
+    vlm_defaulted = full and not args.vlm and not args.no_vlm
+    if vlm_defaulted:
+        # The full suite reads PDF images unless --no-vlm; recorded as if given, so the
+        # header, the resume command and the chunk cache name the model.
+        args.vlm = default_vlm()
     embedder = args.embedder or ("" if args.system else DEFAULT_EMBEDDER)
     maker = plugin_maker(args.system) if args.system else reference_maker(embedder, args.vlm)
     suite = RagSuite(
@@ -404,18 +415,24 @@ def _run(args: argparse.Namespace) -> int:
         judge=judge,
         **(full_plan.suite_extras(plan) if plan is not None else {}),
         vlm=args.vlm,
+        vlm_default=vlm_defaulted,
     )
+    if args.vlm:
+        from gaia_eval.core.runloop import check_preflight
+        from gaia_eval.systems.rag.vlm import VisionModel
+
+        # Before anything is indexed: everything the run lacks and every server that does
+        # not answer, the VLM's included, in the preflight's one message (exit 2, or 3 when
+        # only a server is down); then a VLM that cannot read the probe image stops the run.
+        vlm = VisionModel(args.vlm)  # a spec that is not OpenAI-compatible: exit 2 first
+        check_preflight(suite)
+        vlm.probe()
     if answer_model is not None or judge is not None:
         from gaia_eval.llm.local_server import local_server_for
 
         # Started now: the header records what serves a `local` spec, and a server that
         # cannot start stops the run before anything is indexed.
         suite.local_model = local_server_for(answer_model, judge)
-    if args.vlm:
-        from gaia_eval.systems.rag.vlm import VisionModel
-
-        # Before anything is indexed: a VLM that cannot read stops the run with its error.
-        VisionModel(args.vlm).probe()
     if args.out is None and args.resume is None:
         args.out = default_run_dir(f"retrieval-rag-{_slug(suite.run_tier())}")
     from gaia_eval.core.launch import run_suite

@@ -28,6 +28,7 @@ from gaia_eval.retrieval.runner import (
     questions_digest,
 )
 from gaia_eval.retrieval.systems import SystemMaker
+from gaia_eval.systems.rag.vlm import DEFAULT_ENV
 
 if TYPE_CHECKING:
     from gaia_eval.llm.local_server import LocalServerInfo
@@ -76,6 +77,7 @@ class RagSuite(RagRun):
         wikipedia: Path | None = None,
         near_duplicates: dict[str, list[Path]] | None = None,
         vlm: str | None = None,
+        vlm_default: bool = False,
         license_notes: dict[str, dict[str, str]] | None = None,
         pinned_files: list[str] | None = None,
         local_model: LocalServerInfo | None = None,
@@ -96,6 +98,8 @@ class RagSuite(RagRun):
         """Company -> its several years of filings (full suite's near-duplicate case)."""
         self.vlm = vlm
         """The vision model reading PDF images (recorded; None: off)."""
+        self.vlm_default = vlm_default
+        """`vlm` is the full suite's default (no --vlm given): the preflight says so."""
         self.answer_model = answer_model
         """Answers are generated and graded only with a model (None: retrieval only)."""
         self.judge = judge
@@ -169,13 +173,23 @@ class RagSuite(RagRun):
         return out
 
     def endpoints(self) -> list[Endpoint]:
-        """The answer model's, the judge's and an `openai:` embedder's servers (the VLM
-        is probed with a real image in setup, before anything is indexed)."""
+        """The answer model's, the judge's, an `openai:` embedder's and the vision model's
+        servers (the VLM is then made to read a probe image, before anything is
+        indexed)."""
         from gaia_eval.llm.preflight import model_endpoints
         from gaia_eval.llm.spec import parse_model_spec
 
         out = model_endpoints(self.answer_model, "--model")
         out += model_endpoints(self.judge, "--judge")
+        if self.vlm is not None:
+            spec = parse_model_spec(self.vlm, "--vlm")
+            what = f"--vlm {spec.text!r}"
+            if self.vlm_default:
+                what = (
+                    f"--suite full's vision model {spec.text!r} (it reads PDF images unless "
+                    f"--no-vlm; --vlm SPEC or ${DEFAULT_ENV} names another)"
+                )
+            out += [Endpoint(what, spec.base_url)] if spec.base_url else []
         if self.maker.reference and self.embedder.startswith("openai:"):
             out += model_endpoints(parse_model_spec(self.embedder, "--embedder"), "--embedder")
         return out

@@ -32,6 +32,19 @@ READ_PROMPT = (
     "figure in one sentence. Reply with the transcription only."
 )
 TIMEOUT_S = 120.0
+# The full suite's vision model when neither --vlm nor --no-vlm is given (it reads PDF
+# images unless --no-vlm): GAIA_EVAL_VLM, else Lemonade's default address serving GAIA's
+# vision model.
+DEFAULT_ENV = "GAIA_EVAL_VLM"
+DEFAULT_SPEC = "openai:http://127.0.0.1:8000/api/v1#Qwen2.5-VL-7B-Instruct-GGUF"
+
+
+def default_spec() -> str:
+    """The vision model the full suite reads PDF images with unless told otherwise."""
+    import os
+
+    return os.environ.get(DEFAULT_ENV, "").strip() or DEFAULT_SPEC
+
 
 # A 5 x 7 pixel font for the probe's letters (rows top to bottom, 1 = ink).
 _GLYPHS = {
