@@ -49,7 +49,7 @@ class LexicalCodeIndex:
             for p, cs in by_file.items()
         }
         found = LexicalBaseline.from_tree(self.root, list(by_file)).search(query, spans)
-        sym_rank = {(p, q): s for p, q, s in found.symbols}
+        sym_rank: dict[tuple[str, str | None], float] = {(p, q): s for p, q, s in found.symbols}
         hits: list[CodeHit] = []
         for path, score in found.files:
             named = [c for c in by_file[path] if (path, c.symbol_name) in sym_rank]
