@@ -227,6 +227,25 @@ def test_benchmark_slower_server_is_worse_per_level(tmp_path: Path) -> None:
     assert "## Latency" in (tmp_path / "cmp" / "compare.md").read_text()
 
 
+def test_benchmark_names_the_local_servers_threads_as_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_model: object
+) -> None:
+    def bench(threads: int) -> Path:
+        monkeypatch.setenv("GAIA_EVAL_LOCAL_THREADS", str(threads))
+        out = tmp_path / f"t{threads}"
+        argv = ["benchmark", "--model", "local", "--concurrency", "1", "--requests", "2",
+                "--max-tokens", "4", "--warmup", "0", "--out", str(out)]  # fmt: skip
+        assert main(argv) == 0
+        head = json.loads((out / "results.json").read_text())["header"]
+        assert head["settings"]["local_threads"] == threads
+        return out
+
+    one, two = bench(1), bench(2)
+    code, data = _compare(two, one, tmp_path / "cmp")
+    assert code == 0
+    assert {"field": "settings.local_threads", "baseline": "2", "current": "1"} in data["changed"]
+
+
 # ---- the agent suite: judged pass/fail per scenario ---------------------------------------
 
 

@@ -145,6 +145,12 @@ def machine_plan(cpus: int | None = None) -> tuple[int, int]:
     return threads, slots
 
 
+def local_threads() -> int:
+    """The CPU threads a local server started now would have (GAIA_EVAL_LOCAL_THREADS or
+    the machine plan), without starting one."""
+    return _env_int("GAIA_EVAL_LOCAL_THREADS") or machine_plan()[0]
+
+
 def local_slots() -> int:
     """The slots a local server started now would have (GAIA_EVAL_LOCAL_SLOTS or the
     machine plan), without starting one."""
@@ -199,9 +205,8 @@ class LocalServer:
         self.weights = weights_for(model)
         self.model = model
         self.port = port
-        plan_threads, plan_slots = machine_plan()
-        self.threads = threads or _env_int("GAIA_EVAL_LOCAL_THREADS") or plan_threads
-        self.slots = slots or _env_int("GAIA_EVAL_LOCAL_SLOTS") or plan_slots
+        self.threads = threads or local_threads()
+        self.slots = slots or local_slots()
         self.ctx_per_slot = ctx_per_slot
         self.max_tokens = max_tokens or _env_int("GAIA_EVAL_LOCAL_MAX_TOKENS") or DEFAULT_MAX_TOKENS
         self.base_url = ""

@@ -71,20 +71,23 @@ class BenchmarkSuite(Suite):
 
     def header_fields(self) -> HeaderFields:
         c = self.config
-        return HeaderFields(
-            tier=c.workload.name,
-            model=c.model,
-            settings={
-                "workload_digest": c.workload.digest,
-                "warmup": c.warmup,
-                "timeout_s": c.timeout_s,
-                "tokenizer": c.tokenizer_spec,
-                "slo": c.slo or None,
-                "repeats": c.repeats,
-                # Only when asked for: runs from before the flag stay comparable.
-                **({} if c.prompt_cache is None else {"prompt_cache": c.prompt_cache}),
-            },
-        )
+        settings: dict[str, object] = {
+            "workload_digest": c.workload.digest,
+            "warmup": c.warmup,
+            "timeout_s": c.timeout_s,
+            "tokenizer": c.tokenizer_spec,
+            "slo": c.slo or None,
+            "repeats": c.repeats,
+            # Only when asked for: runs from before the flag stay comparable.
+            **({} if c.prompt_cache is None else {"prompt_cache": c.prompt_cache}),
+        }
+        if c.model == "local" or c.model.startswith("local:"):
+            from gaia_eval.llm.local_server import local_threads
+
+            # The embedded server's CPU threads change its speed, so a comparison of a
+            # one-thread and a two-thread run names them as what changed.
+            settings["local_threads"] = local_threads()
+        return HeaderFields(tier=c.workload.name, model=c.model, settings=settings)
 
     def items(self) -> Sequence[Item]:
         from gaia_eval.throughput.levels import level_id
