@@ -1,5 +1,4 @@
-"""A toy suite for the engine's tests (engine_toy_process.py runs it): a JSON file {id: {"value":
-float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}} says what each item does."""
+"""The engine tests' toy suite: a JSON file {id: {"value": float, "do": see run_item}}."""
 
 from __future__ import annotations
 
@@ -10,9 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from gaia_eval.core.compare.metrics import collect
 from gaia_eval.core.errors import InfrastructureError
-from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
+from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule, per_item
 from gaia_eval.core.report import Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite, SuiteEntry, register_suite
@@ -42,11 +40,7 @@ class ToySuite(Suite):
         read_metrics=lambda e: {"mean": Metric(e.summary["mean"], e.summary["n"])},
         read_checks=lambda e: {(r.id, "passed"): r.result["passed"] for r in e.items if r.result},
         item_fields=("value",),  # compared per item beside the default, the checks
-        read_item_values=lambda e: {
-            "mean": collect(
-                "mean", "continuous", ((r.id, r.result["value"], None) for r in e.items if r.result)
-            )
-        },
+        read_item_values=per_item(mean="value"),  # the gate rows' paired intervals
     )
     report = Report(
         headline=lambda e: [("mean", fmt(e.summary["mean"]))],

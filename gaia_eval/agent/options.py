@@ -3,9 +3,10 @@
 `--tier smoke|full|backlog` picks shipped scenarios (gaia_eval/agent/data/ci_tiers.json
 says why each is where it is); your own load from ~/.gaia/eval/scenarios and
 `--scenarios-dir DIR` (`--tier custom` runs only those). The agent under test is the
-reference chat agent over `--model` or your own `--system module:factory`. `--compare BASELINE CURRENT` diffs two finished runs. Every run
-also writes SCORECARD.md, the release scorecard (`--release-card RUN` writes it for a
-finished run), which `--scorecard-gate CANDIDATE` gates against a baseline card.
+reference chat agent over `--model` or your own `--system module:factory`. `--compare
+BASELINE CURRENT` diffs two finished runs. Every run also writes SCORECARD.md, the release
+scorecard (`--release-card RUN` writes it for a finished run), which `--scorecard-gate
+CANDIDATE` gates against a baseline card.
 
 The flags of `gaia-eval run agent` (alias `gaia-eval agent`) and the suite they build.
 """

@@ -23,7 +23,7 @@ from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
 from gaia_eval.code_bench.scorecard import summarise
 from gaia_eval.code_bench.testrun import grading_env
 from gaia_eval.core.items import item_dir, item_id, select_tasks
-from gaia_eval.core.results import ItemRecord
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 

@@ -106,6 +106,25 @@ def _no_distributions(env: Envelope) -> list[Distribution]:
     return []
 
 
+def per_item(**fields: str) -> Callable[[Envelope], dict[str, ItemMetric]]:
+    """A `read_item_values` for metrics that are the mean of one numeric result field:
+    `per_item(mean="value")` reads each item's `value` as the per-item values of `mean`."""
+
+    def read(env: Envelope) -> dict[str, ItemMetric]:
+        from gaia_eval.core.compare.metrics import collect
+
+        return {
+            metric: collect(
+                metric,
+                "continuous",
+                ((r.id, r.result[field], None) for r in env.items if r.result),
+            )
+            for metric, field in fields.items()
+        }
+
+    return read
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One item's result as the run-vs-run buckets read it."""
