@@ -72,5 +72,8 @@ GATE = GateRules(
     read_metrics=metrics,
     read_checks=checks,
     read_item_values=item_values,
+    # The judge's overall score per scenario run (0-10): compared per item beside the
+    # pass, not gated, so a worse agent that still fails the same scenarios shows.
+    item_fields=("overall_score",),
     runs=RUNS,
 )
