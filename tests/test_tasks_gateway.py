@@ -161,6 +161,40 @@ def test_x_api_key_style_and_401_passes_through_with_no_count() -> None:
     assert gw.show_tokens(totals) == "0/0"  # an error reply is not an answered call
 
 
+@pytest.mark.parametrize("status", [200, 401])
+def test_a_call_is_counted_before_the_client_has_the_whole_reply(
+    status: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slow ledger widens the window in which a gateway that counted after the closing
+    # chunk would answer the totals without this call; counted first, the client cannot
+    # have the end of the reply before the count exists, however the threads are scheduled.
+    add = gw.Ledger.add
+
+    def slow_add(self: gw.Ledger, call: gw.Call) -> None:
+        threading.Event().wait(0.3)
+        add(self, call)
+
+    monkeypatch.setattr(gw.Ledger, "add", slow_add)
+
+    def script(h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        if status != 200:
+            _send_json(h, status, {"error": {"type": "authentication_error"}})
+            return
+        _start_sse(h)
+        _chunk(h, 'data: {"choices":[{"delta":{"content":"one"}}]}\n\n')
+        _chunk(h, 'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\n')
+        _chunk(h, "data: [DONE]\n\n")
+        _end(h)
+
+    with fake_upstream(script) as (_, url), gw.running(gw.Upstream(url)) as g:
+        body = {"model": "m", "stream": True, "messages": []}
+        r = httpx.post(f"{gw.route(g.url, 'w')}/v1/chat/completions", json=body, timeout=10)
+        totals = gw.fetch_totals(g.url, "w")
+    assert r.status_code == status
+    assert totals is not None and totals["calls"] == 1
+    assert (totals["input"], totals["output"]) == ((3, 1) if status == 200 else (0, 0))
+
+
 def test_stream_is_not_buffered() -> None:
     seen_first = threading.Event()
 

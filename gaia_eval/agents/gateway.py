@@ -301,12 +301,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(k, v)
         # No body may follow a HEAD, a 1xx, a 204 or a 304.
         chunked = self.command != "HEAD" and reply.status >= 200 and reply.status not in (204, 304)
-        if chunked:
-            self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
         outcome: Outcome = "ok" if reply.status < 400 else "http_error"
+        if not chunked:
+            # The headers are the whole reply: the call is counted before they leave.
+            self.server.ledger.add(Call(tag, path, reply.status, outcome, None))
+            self.end_headers()
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
         try:
-            while chunked:
+            while True:
                 data = reply.read1(65536)
                 if not data:
                     break
@@ -321,14 +325,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.ledger.add(Call(tag, path, reply.status, "reset", reader.usage()))
             self.close_connection = True
             return
-        if chunked:
-            try:
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
-            except OSError:
-                self.close_connection = True
+        # Counted before the closing chunk: a client that has the whole reply and asks for
+        # its totals at once (a run after its agent exits) must find this call in them.
         usage = reader.usage() if outcome == "ok" else None
         self.server.ledger.add(Call(tag, path, reply.status, outcome, usage))
+        try:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
 
 
 class GatewayServer(ThreadingHTTPServer):
