@@ -294,7 +294,8 @@ def _and(expr: str | None, mark: str) -> str:
 
 
 def _collected(junit: Path) -> int | None:
-    """Tests a pass collected (run or skipped), from its JUnit XML (None when absent: the caller redirected it)."""
+    """Tests a pass collected (run or skipped), from its JUnit XML; None when it is absent
+    (the caller's own --junitxml took its place)."""
     import xml.etree.ElementTree as ET
 
     try:
@@ -325,6 +326,7 @@ def tests(session: nox.Session) -> None:
     rest, expr = _split_marks(args)
     workers = _test_workers()
     ran: list[int | None] = []
+    failed: list[str] = []
     with tempfile.TemporaryDirectory(prefix="gaia-eval-nox-tests-") as tmp:
         for name, extra, mark in (
             ("parallel", ["-n", str(workers), "--dist", "worksteal"], "not serial"),
@@ -337,11 +339,16 @@ def tests(session: nox.Session) -> None:
             )
             # 5 is pytest's "nothing collected": one pass may select nothing (a path of
             # serial tests only); both selecting nothing is an error, below.
-            session.run(
-                "pytest", *extra, "-m", _and(expr, mark), f"--junitxml={junit}", *rest,
-                env=env, success_codes=[0, 5],
-            )  # fmt: skip
+            try:
+                session.run(
+                    "pytest", *extra, "-m", _and(expr, mark), f"--junitxml={junit}", *rest,
+                    env=env, success_codes=[0, 5],
+                )  # fmt: skip
+            except nox.command.CommandFailed:
+                failed.append(name)  # the other pass still runs: every failure is shown
             ran.append(_collected(junit))
+    if failed:
+        session.error(f"tests failed in the {' and the '.join(failed)} pass")
     if all(n == 0 for n in ran):
         session.error("no test ran in either pass (check the paths, -k and -m given)")
 
