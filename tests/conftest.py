@@ -171,7 +171,7 @@ def recorded_local_server(monkeypatch: pytest.MonkeyPatch) -> RecordedLocalServe
     """The CLI's `local_server_for` replaced by a recorder that hands back a fixed
     LocalServerInfo, for tests of how a `local` run is recorded and reported without
     starting the real server."""
-    from gaia_eval.cli import _runflags
+    from gaia_eval.llm import local_server
     from gaia_eval.llm.local_server import LocalServerInfo
 
     info = LocalServerInfo(
@@ -182,6 +182,6 @@ def recorded_local_server(monkeypatch: pytest.MonkeyPatch) -> RecordedLocalServe
     )  # fmt: skip
     rec = RecordedLocalServer(info, [])
     monkeypatch.setattr(
-        _runflags, "local_server_for", lambda *specs: rec.asked.extend(specs) or info
+        local_server, "local_server_for", lambda *specs: rec.asked.extend(specs) or info
     )
     return rec

@@ -76,4 +76,8 @@ class ToySuite(Suite):
         return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
 
 
-register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "toy suite for engine tests"))
+register_suite(
+    SuiteEntry(
+        "toy", "engine_toy:ToySuite", "toy suite for engine tests", options="engine_toy_process"
+    )
+)

@@ -287,7 +287,7 @@ def test_cli_gate_and_report(
 def test_the_local_model_runs_end_to_end(
     local_model: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from gaia_eval.cli._code_impl import LOCAL_NOTE
+    from gaia_eval.code_bench.options import LOCAL_NOTE
     from gaia_eval.llm import local_server as ls
 
     out = tmp_path / "run"

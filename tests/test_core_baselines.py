@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 import gaia_eval
-from gaia_eval.cli import _retrieval_code, _retrieval_rag
 from gaia_eval.cli.main import main
+from gaia_eval.code_retrieval import options as code_retrieval_options
 from gaia_eval.core import baselines
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.retrieval import options as rag_options
 
 PACKAGE_BASELINES = Path(gaia_eval.__file__).parent / "baselines"
 SHIPPED = sorted(PACKAGE_BASELINES.glob("*/*.json"))
@@ -66,22 +67,22 @@ def test_bad_names_say_what_ships(value: str, needle: str) -> None:
 
 def _parser(mod: object) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser()
-    mod.add_arguments(p)  # type: ignore[attr-defined]
+    mod.OPTIONS.add_to(p)  # type: ignore[attr-defined]
     return p
 
 
 def test_gate_flags_take_short_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # nowhere near a checkout
     # Suites on the engine resolve --gate when the run is requested, in their own folder.
-    from gaia_eval.cli._runflags import request
     from gaia_eval.code_retrieval.suite import CodeRetrievalSuite
+    from gaia_eval.core.launch import request
     from gaia_eval.core.runloop import RunRequest
     from gaia_eval.retrieval.suite import RagSuite
 
     cases = [
-        (_retrieval_rag, RagSuite, PACKAGE_BASELINES / "retrieval" / "pr.json", "pr"),
+        (rag_options, RagSuite, PACKAGE_BASELINES / "retrieval" / "pr.json", "pr"),
         (
-            _retrieval_code,
+            code_retrieval_options,
             CodeRetrievalSuite,
             PACKAGE_BASELINES / "code-retrieval" / "offline.json",
             "offline",
@@ -150,11 +151,11 @@ def test_a_named_gate_reports_the_shipped_file_it_compared(
     assert "gate passed against gaia_eval/baselines/memory/pr.json" in said
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Gate **PASSED** against `gaia_eval/baselines/memory/pr.json` (commit " in report
-    from gaia_eval.cli._runflags import request
+    from gaia_eval.core.launch import request
     from gaia_eval.core.runloop import RunRequest
 
     for value in ("pr", "builtin:retrieval/pr"):
-        args = _parser(_retrieval_rag).parse_args(["--gate", value])
+        args = _parser(rag_options).parse_args(["--gate", value])
         req = request(args, ["retrieval"], folder="retrieval")
         assert isinstance(req, RunRequest)
         assert req.baseline_label == "gaia_eval/baselines/retrieval/pr.json", value
@@ -186,6 +187,10 @@ _FOLDERS = {
     "memory": "memory",
     "code run": "code",
     "merge": "",
+    "run retrieval-rag": "retrieval",
+    "run code-retrieval": "code-retrieval",
+    "run memory": "memory",
+    "run code": "code",
 }
 
 

@@ -574,10 +574,11 @@ def _run_from_cli(suite: ToySuite, items: Path, out: Path) -> int:
     """Run `suite` as a CLI command does: the shared flags, the summary printed."""
     import argparse
 
-    from gaia_eval.cli._runflags import add_run_flags, run_suite
+    from gaia_eval.core.launch import run_suite
+    from gaia_eval.core.options import RUN
 
     parser = argparse.ArgumentParser()
-    add_run_flags(parser)
+    RUN.add_to(parser)
     args = parser.parse_args(["--out", str(out)])
     return run_suite(suite, args, argv=["toy", str(items), "--out", str(out)])
 

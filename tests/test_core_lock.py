@@ -307,13 +307,14 @@ def test_engine_runs_wait_for_the_lock_when_asked(
     sys.path.insert(0, str(Path(__file__).parent))
     from engine_toy import ToySuite
 
-    from gaia_eval.cli._runflags import add_run_flags, request
     from gaia_eval.core import runloop
+    from gaia_eval.core.launch import request
+    from gaia_eval.core.options import RUN
 
     items = tmp_path / "items.json"
     items.write_text(json.dumps({"q1": {"value": 0.5}}))
     parser = argparse.ArgumentParser()
-    add_run_flags(parser)
+    RUN.add_to(parser)
     with _started(TIMED_HOLDER, "1.5") as proc:
         refused = request(parser.parse_args(["--out", str(tmp_path / "a")]), ["toy"])
         assert isinstance(refused, runloop.RunRequest)

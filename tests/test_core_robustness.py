@@ -47,7 +47,7 @@ def _run(items: Path, out: Path | None, **kw: object) -> runloop.RunOutcome:
 
 
 def _toy(items: Path, *flags: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """The toy suite as a process, through the CLI's run flags (cli/_runflags.run_suite)."""
+    """The toy suite as a process, through the CLI's run flags (core.launch.run_suite)."""
     path = str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")
     return subprocess.Popen(
         [sys.executable, str(HERE / "engine_toy_process.py"), str(items), *flags],

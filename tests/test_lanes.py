@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +101,11 @@ def _workflows() -> dict[str, Any]:
 
 
 def _nox_sessions() -> set[str]:
+    """The hand-written sessions, and one per registered run (the noxfile generates them
+    from suites.toml [run.NAME])."""
     tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
-    return {
+    registry = tomllib.loads((ROOT / "gaia_eval/core/suites.toml").read_text(encoding="utf-8"))
+    return set(registry["run"]) | {
         node.name
         for node in tree.body
         if isinstance(node, ast.FunctionDef)

@@ -54,7 +54,7 @@ def test_main_guard_and_no_global_session_list() -> None:
 
 def test_every_session_says_whether_it_is_a_default() -> None:
     sessions = _sessions()
-    assert {"tests", "lint", "retrieval_pr", "schema"} <= set(sessions)
+    assert {"tests", "lint", "schema"} <= set(sessions)
     defaults = set()
     for name, fn in sessions.items():
         dec = _decorator(fn)
@@ -87,25 +87,61 @@ def _calls(fn: ast.FunctionDef) -> list[ast.Call]:
     )
 
 
+def _function(name: str) -> ast.FunctionDef:
+    return next(n for n in TREE.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def _checks_the_lock_then_installs(name: str, fn: ast.FunctionDef) -> None:
+    calls = _calls(fn)
+    runs = [
+        c for c in calls
+        if ast.unparse(c.func) == "session.run" and c.args
+        and isinstance(c.args[0], ast.Constant) and c.args[0].value == "gaia-eval"
+    ]  # fmt: skip
+    names = [ast.unparse(c.func) for c in calls]
+    assert "_await_lock" in names, f"{name}: no lock check"
+    assert names.index("_await_lock") < names.index("_install"), f"{name}: installs first"
+    for run in runs:
+        assert any(ast.unparse(a) == "*wait" for a in run.args), f"{name}: no --wait-lock"
+
+
 def test_suite_sessions_check_the_lock_before_installing_and_wait_in_the_suite() -> None:
-    checked = 0
+    # Every registered run's session runs through one body; hand-written suite sessions
+    # (a body that is not one CLI call) check the lock themselves.
+    _checks_the_lock_then_installs("_run_registered", _function("_run_registered"))
+    hand = 0
     for name, fn in _sessions().items():
-        calls = _calls(fn)
-        runs = [
-            c for c in calls
+        calls = [ast.unparse(c.func) for c in _calls(fn)]
+        if "_run_registered" in calls:
+            continue
+        direct = [
+            c for c in _calls(fn)
             if ast.unparse(c.func) == "session.run" and c.args
             and isinstance(c.args[0], ast.Constant) and c.args[0].value == "gaia-eval"
             and isinstance(c.args[1], ast.Constant) and c.args[1].value in SUITE_COMMANDS
         ]  # fmt: skip
-        if not runs:
-            continue
-        checked += 1
-        names = [ast.unparse(c.func) for c in calls]
-        assert "_await_lock" in names, f"{name}: no lock check"
-        assert names.index("_await_lock") < names.index("_install"), f"{name}: installs first"
-        for run in runs:
-            assert any(ast.unparse(a) == "*wait" for a in run.args), f"{name}: no --wait-lock"
-    assert checked >= 8
+        if direct:
+            hand += 1
+            _checks_the_lock_then_installs(name, fn)
+    assert hand <= 2, "a suite session that is one CLI call belongs in suites.toml [run.*]"
+
+
+def test_every_registered_run_is_a_session_of_its_name() -> None:
+    registry = tomllib.loads((ROOT / "gaia_eval/core/suites.toml").read_text(encoding="utf-8"))
+    runs = registry["run"]
+    assert "for _run in RUNS:\n    _session_of(_run)" in TEXT
+    assert "nox.session(name=run, default=False)" in ast.unparse(_function("_session_of"))
+    hand = set(_sessions())
+    assert not hand & set(runs), f"defined twice: {sorted(hand & set(runs))}"
+    # The names the README, docs and .ci/run call stay sessions (generated or by hand).
+    texts = [(ROOT / f).read_text(encoding="utf-8") for f in ("README.md", ".ci/run")]
+    texts += [p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md")]
+    called = {m for t in texts for m in re.findall(r'nox"? -s ([a-z_]+)\b', t)}
+    called |= set(re.findall(r"^\| `([a-z_]+)` \|", texts[0], flags=re.M))
+    assert {"retrieval_pr", "code_retrieval_offline", "memory_pr", "memory_full", "tasks",
+            "code_bench_replay", "sessions_ci", "retrieval_full_small"} <= called  # fmt: skip
+    missing = called - hand - set(runs)
+    assert not missing, f"README/docs/.ci call sessions that do not exist: {sorted(missing)}"
 
 
 def test_the_suite_family_comes_from_the_registry_and_ci_runs_its_ci_entries() -> None:

@@ -210,10 +210,10 @@ def test_answer_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert exc.value.code == 2
     import argparse
 
-    from gaia_eval.cli._retrieval_rag import add_arguments
+    from gaia_eval.retrieval.options import OPTIONS
 
     parser = argparse.ArgumentParser()
-    add_arguments(parser)
+    OPTIONS.add_to(parser)
     assert parser.parse_args(["--model"]).model == "local"  # `--model` alone: the local model
     assert parser.parse_args([]).model is None  # answers off by default: pr stays retrieval-only
 

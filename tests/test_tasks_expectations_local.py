@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gaia_eval.cli._tasks_impl import default_expectations
 from gaia_eval.cli.main import main
 from gaia_eval.core.results_io import model_from_data, read_json
+from gaia_eval.tasks.commands import default_expectations
 from gaia_eval.tasks.definitions import load_tasks
 from gaia_eval.tasks.gate import propose
 from gaia_eval.tasks.models import Expectations, Scorecard, TaskResult

@@ -6,6 +6,7 @@ server that does not answer (and nothing missing) is exit 3."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -14,7 +15,15 @@ from gaia_eval.core.extras import has_module
 from gaia_eval.llm.preflight import ANTHROPIC_KEYS, model_endpoints, model_needs
 from gaia_eval.llm.spec import ModelSpec
 
-__all__ = ["ANTHROPIC_KEYS", "check", "missing"]
+__all__ = ["ANTHROPIC_KEYS", "CLAUDE_BIN_ENV", "check", "claude_bin", "missing"]
+
+CLAUDE_BIN_ENV = "GAIA_EVAL_CLAUDE_BIN"
+"""The variable naming the claude CLI (default `claude` on PATH)."""
+
+
+def claude_bin() -> str:
+    """The claude CLI every agent suite runs: $GAIA_EVAL_CLAUDE_BIN, else `claude`."""
+    return os.environ.get(CLAUDE_BIN_ENV, "").strip() or "claude"
 
 
 def missing(

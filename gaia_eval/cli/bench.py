@@ -46,9 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--quick", action="store_true", help="smaller workloads and fewer repeats (a smoke run)"
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows as JSON")
-    from gaia_eval.core.lock import add_wait_lock_argument
+    from gaia_eval.core.options import WAIT_LOCK
 
-    add_wait_lock_argument(parser)
+    WAIT_LOCK.add_to(parser)
 
 
 def _chosen(only: str | None) -> list[str]:

@@ -15,8 +15,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from gaia_eval.cli._runflags import positive_int
 from gaia_eval.core.errors import EXIT_GATE_FAILED, EXIT_OK, InvalidInputError
+from gaia_eval.core.options import positive_int
 
 NAME = "lane"
 HELP = "run an eval CI lane (core/lanes.toml) here: its steps, shards, merge, gate and scrub check"
@@ -61,9 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="verify: folders holding earlier lanes' runs (lane.json files)",
     )
-    from gaia_eval.core.lock import add_wait_lock_argument
+    from gaia_eval.core.options import WAIT_LOCK
 
-    add_wait_lock_argument(parser)
+    WAIT_LOCK.add_to(parser)
 
 
 def _git(args: list[str]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from gaia_eval import __version__
-from gaia_eval.cli._messages import ArgumentParser
+from gaia_eval.core.argparser import ArgumentParser
 from gaia_eval.core.errors import (
     EXIT_INTERNAL,
     EXIT_INVALID,
@@ -82,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from gaia_eval.cli import _runflags
+    from gaia_eval.cli import _alias
+    from gaia_eval.core import launch
 
     if argv is None:
         # The real command: no agent it starts (a process of the same user) may read the
@@ -95,10 +96,10 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        argv = _runflags.expand_resume(argv)
+        argv = launch.expand_resume(argv, _alias.command_of)
     except GaiaEvalError as err:
         return _fail(err)
-    _runflags.invoked[:] = argv  # what a run records (and --resume re-runs)
+    launch.invoked[:] = argv  # what a run records (and --resume re-runs)
     args = parser.parse_args(argv)
     args._argv = argv  # what the run records (main(argv) in-process is not sys.argv)
     if not getattr(args, "_run", None):

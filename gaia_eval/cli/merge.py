@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli._runflags import non_negative, resolve_baseline
+from gaia_eval.core.launch import resolve_baseline
+from gaia_eval.core.options import non_negative
 
 NAME = "merge"
 HELP = "join shard runs of one suite (`--shard i/N`) into one result that gates like one run"

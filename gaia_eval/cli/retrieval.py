@@ -1,7 +1,8 @@
 """`gaia-eval retrieval --component rag|code ...`: dispatch to a component's own flags.
 
-Each component keeps its flags in its own module (`_retrieval_rag`, `_retrieval_code`),
-which defines `add_arguments(parser)` and `run(args) -> int`.
+A component's flags are its suite's options (rag: gaia_eval/retrieval/options.py, code:
+gaia_eval/code_retrieval/options.py), the same as `gaia-eval run retrieval-rag` and
+`gaia-eval run code-retrieval` parse.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ ADD_HELP = False
 HELP = "Retrieval benchmarks: document Q&A (--component rag) and code search (--component code)."
 
 _COMPONENTS = {
-    "rag": "gaia_eval.cli._retrieval_rag",
-    "code": "gaia_eval.cli._retrieval_code",
+    "rag": "gaia_eval.retrieval.options",
+    "code": "gaia_eval.code_retrieval.options",
 }
 
 
@@ -54,14 +55,18 @@ def _first_paragraph(doc: str | None) -> str | None:
 
 def component_parser(component: str) -> tuple[ModuleType, argparse.ArgumentParser]:
     """The flags of one component, described by its module docstring's first paragraph."""
-    from gaia_eval.cli._messages import ArgumentParser
+    from gaia_eval.core.argparser import ArgumentParser
 
     mod = importlib.import_module(_COMPONENTS[component])
     parser = ArgumentParser(
         prog=f"gaia-eval retrieval --component {component}",
         description=_first_paragraph(mod.__doc__),
     )
-    mod.add_arguments(parser)
+    from gaia_eval.cli._alias import runner
+
+    # The suite's options, parsed and run as by `gaia-eval run SUITE`.
+    mod.COMMAND.add_to(parser)
+    parser.set_defaults(_run=runner(mod.COMMAND))
     return mod, parser
 
 
@@ -79,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
         msg = f"--component: choose one of {', '.join(sorted(choices))}"
         raise InvalidInputError(msg)
     args.component, args.rest = given[0], given[1:]
-    mod, sub = component_parser(args.component)
+    _, sub = component_parser(args.component)
     rest = list(args.rest)
     if args.help:
         rest.append("--help")
-    return int(mod.run(sub.parse_args(rest)))
+    parsed = sub.parse_args(rest)
+    return int(parsed._run(parsed))

@@ -5,91 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gaia_eval.cli import _tasks_repo
-from gaia_eval.cli._runflags import add_run_flags
+from gaia_eval.cli._alias import runner
 from gaia_eval.core.rundir import RESULTS_ROOT
-from gaia_eval.tasks.settings import ENV, SPEC_ENV
+from gaia_eval.tasks.options import COMMAND, CONTROLS_COMMAND, JUDGE, env_names
 
 NAME = "tasks"
 HELP = "Flagship agent tasks: give an agent real work on a small project and score the result."
-
-
-def _var(key: str) -> str:
-    """Today's variable and the specification's name for it."""
-    return f"{ENV[key]} or {SPEC_ENV[key]}" if key in SPEC_ENV else ENV[key]
-
-
-def _common_judge(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judge-model", help=f"judge model spec [{ENV['judge_model']}]")
-    p.add_argument("--judge-attempts", type=int, default=2, help="tries per grade (default 2)")
-
-
-def _run_parser(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--suite", help=f"suite name (default core) [{ENV['suite']}]")
-    run.add_argument("--tasks", help=f"only these task ids, comma-separated [{ENV['tasks']}]")
-    run.add_argument("--tasks-file", type=Path, help="a tasks.json other than the shipped one")
-    run.add_argument(
-        "--harness",
-        help=f"builtin | claude-code | command | replay (default builtin) [{ENV['harness']}]",
-    )
-    run.add_argument(
-        "--model", help=f"model spec, e.g. openai:http://127.0.0.1:8000/v1#qwen3 [{ENV['model']}]"
-    )
-    run.add_argument(
-        "--replay",
-        type=Path,
-        help=f"replay harness: JSON of task id -> script, or 'reference' [{ENV['replay']}]",
-    )
-    run.add_argument(
-        "--command-template",
-        help=f"command harness: argv template with {{prompt}} [{ENV['command_template']}]",
-    )
-    run.add_argument(
-        "--repeats",
-        type=int,
-        help=f"run every task N times in one run (items <task>, <task>#r2...) [{ENV['repeats']}]",
-    )
-    run.add_argument(
-        "--run-timeout",
-        type=float,
-        help=f"wall-clock cap per task in s (default 1800) [{_var('run_timeout')}]",
-    )
-    run.add_argument(
-        "--work-root",
-        type=Path,
-        help=f"where task workdirs live (default: the run's temp folder) [{_var('work_root')}]",
-    )
-    run.add_argument(
-        "--full-access",
-        action="store_true",
-        help=f"builtin: no path boundary, no shell guardrails [{ENV['full_access']}=1]",
-    )
-    run.add_argument(
-        "--fence",
-        action="store_true",
-        help="fence the agent off the answer keys, results and other workdirs (bubblewrap)",
-    )
-    run.add_argument(
-        "--gateway-url",
-        help="a model gateway already running (`tasks gateway`); default: the run starts "
-        f"its own [{_var('gateway_url')}]",
-    )
-    run.add_argument(
-        "--meter",
-        choices=["fireworks"],
-        help="read the run's real cost from the provider's billing meter (account "
-        f"{_var('fireworks_account')}, key FIREWORKS_API_KEY) [{ENV['meter']}]",
-    )
-    run.add_argument("--no-judge", action="store_true", help="skip judging")
-    run.add_argument(
-        "--price", help=f"USD per million tokens 'IN,OUT' for the agent model [{ENV['price']}]"
-    )
-    run.add_argument(
-        "--keep-workdirs", action="store_true", help="keep each task's project copy after it ran"
-    )
-    _common_judge(run)
-    add_run_flags(run)
-    _tasks_repo.add_run_flags(run)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,28 +19,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "run",
         help="run an agent on each task of a suite, then judge",
         description=f"Run an agent on each task of a suite, then judge. The run folder (--out, "
-        f"default {RESULTS_ROOT.as_posix()}/tasks-<suite>-<timestamp>) [{_var('out')}] gets "
-        "results.json, "
+        f"default {RESULTS_ROOT.as_posix()}/tasks-<suite>-<timestamp>) [{env_names('out')}] "
+        "gets results.json, "
         "items.jsonl, report.md, report.html and a folder per task.",
     )
-    _run_parser(run)
+    COMMAND.add_to(run)
 
     judge = sub.add_parser("judge", help="grade finished runs (every repeat)")
     judge.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="tasks run folders")
     judge.add_argument("--tasks-file", type=Path, help="the tasks.json the runs used")
-    _common_judge(judge)
+    JUDGE.add_to(judge)
 
     controls = sub.add_parser("controls", help="check the judge on three planted attempts")
-    controls.add_argument("--work-root", type=Path, help="where the planted workdirs live")
-    _common_judge(controls)
-    add_run_flags(controls, gate=False)
+    CONTROLS_COMMAND.add_to(controls)
 
     cal = sub.add_parser(
         "calibrate", help="ask the judge about every question's reference and wrong answers"
     )
     cal.add_argument("--suite", default="full", help="whose question tasks (default full)")
     cal.add_argument("--out", type=Path, help="write calibration.json into this folder")
-    _common_judge(cal)
+    JUDGE.add_to(cal)
 
     gate = sub.add_parser("gate", help="compare a run with its expectations")
     gate.add_argument("dir", type=Path, metavar="DIR", help="a tasks run folder")
@@ -180,7 +99,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for report.md and .html"
     )
-    _tasks_repo.add_swebench_command(sub)
+    p = sub.add_parser("swebench", help="grade a finished swebench run with the official harness")
+    p.add_argument("dir", type=Path, metavar="DIR", help="a `tasks run --suite swebench` folder")
+    p.add_argument("--docker-platform", help="platform images are pulled for (linux/amd64)")
+    p.add_argument("--keep-images", action="store_true", help="do not pull/remove each image")
+    p.add_argument("--work-root", type=Path, help="where the SWE-bench row cache lives")
     # A subcommand's --help opens with the line `tasks --help` lists for it.
     for choice in sub._choices_actions:
         parser_of = sub.choices[choice.dest]
@@ -188,7 +111,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gaia_eval.cli import _tasks_impl as impl
+    from gaia_eval.tasks import commands as impl
 
+    if args.tasks_command in ("run", "controls"):  # as `gaia-eval run tasks[-controls]`
+        return runner(COMMAND if args.tasks_command == "run" else CONTROLS_COMMAND)(args)
     handler = getattr(impl, f"cmd_{args.tasks_command}")
     return int(handler(args))

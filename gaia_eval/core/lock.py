@@ -160,7 +160,7 @@ def waiting(seconds: float | None) -> Iterator[None]:
         _WAIT.reset(token)
 
 
-def _wait_seconds(text: str) -> float:
+def wait_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -170,17 +170,3 @@ def _wait_seconds(text: str) -> float:
         msg = f"must be >= 0 seconds, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
-
-
-def add_wait_lock_argument(parser: argparse._ActionsContainer) -> None:
-    """`--wait-lock[=SECONDS]` for a command that takes the eval lock."""
-    parser.add_argument(
-        "--wait-lock",
-        nargs="?",
-        const=math.inf,
-        default=None,
-        type=_wait_seconds,
-        metavar="SECONDS",
-        help="when another eval holds the machine-wide lock, wait for it (up to SECONDS; "
-        "no value: until it is free) instead of exiting 4; says who holds it",
-    )

@@ -110,7 +110,7 @@ class Shard:
 
 @dataclass
 class RunRequest:
-    """The flags every suite shares (cli/_runflags.py builds it)."""
+    """The flags every suite shares (core/options.py lists them)."""
 
     command: str
     """The command line, for the lock's holder record."""

@@ -213,6 +213,9 @@ class SuiteEntry:
     """Its folder under gaia_eval/baselines/, if baselines ship for it."""
     gate_command: str | None = None
     """The command that gates a run against one of those baselines (for listings)."""
+    options: str | None = None
+    """The module of its flags (a `COMMAND` or `COMMANDS` of core.options.SuiteCommand);
+    default: `options` beside its class (`gaia_eval.memory.suite` -> `gaia_eval.memory.options`)."""
 
     def load(self) -> type[Suite]:
         module, _, attr = self.target.partition(":")
@@ -262,6 +265,7 @@ def suites() -> dict[str, SuiteEntry]:
             describe=row.get("describe"),
             baselines=row.get("baselines"),
             gate_command=row.get("gate_command"),
+            options=row.get("options"),
         )
         for name, row in _registry().get("suite", {}).items()
     }

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -42,6 +42,9 @@ from gaia_eval.llm.local_weights import (
     server_version,
     weights_for,
 )
+
+if TYPE_CHECKING:
+    from gaia_eval.llm.spec import ModelSpec
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
@@ -423,3 +426,17 @@ def local_servers() -> Iterator[None]:
             servers = [_shared.pop(m) for m in started]
         for s in servers:
             s.stop()
+
+
+def local_server_for(*specs: ModelSpec | None) -> LocalServerInfo | None:
+    """Start the shared local server now for `local` specs, so the header records what
+    serves them and a server that cannot start stops the run before its first item."""
+    info = None
+    for spec in specs:
+        if spec is not None and spec.backend == "local":
+            said = info is not None
+            info = shared_server(spec.model).info
+            assert info is not None  # set by start()
+            if not said:
+                print(f"gaia-eval: {spec.text}: {info.note}", file=sys.stderr)
+    return info

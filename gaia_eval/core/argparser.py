@@ -1,4 +1,4 @@
-"""The CLI's stderr: every message is scrubbed before it is printed."""
+"""The argparse of every command: its usage errors are scrubbed before they are printed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The flags and set-up of `retrieval --component rag --suite full` and `--fetch-only`.
+"""The set-up of `retrieval --component rag --suite full` and `--fetch-only` (its flags:
+gaia_eval/retrieval/options.py).
 
 The corpora come from the checked cache (gaia_eval/retrieval/sources.py): `--fetch-only`
 downloads and verifies what the (narrowed) run needs and stops; `--offline` never opens a
@@ -10,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.cli._runflags import positive_int
 from gaia_eval.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -23,96 +22,6 @@ if TYPE_CHECKING:
     from gaia_eval.retrieval.sources import Corpus
 
 DEFAULT_TIERS = (10, 100, 1000)
-
-
-def _tiers(text: str) -> tuple[int, ...]:
-    try:
-        tiers = tuple(sorted({int(t) for t in text.split(",") if t.strip()}))
-    except ValueError:
-        msg = f"--scale-tiers {text!r}: give document counts such as 10,100,1000,5000"
-        raise argparse.ArgumentTypeError(msg) from None
-    if not tiers or tiers[0] < 1:
-        msg = f"--scale-tiers {text!r}: give positive document counts such as 10,100,1000"
-        raise argparse.ArgumentTypeError(msg)
-    return tiers
-
-
-def add_full_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("--suite full (downloaded corpora)")
-    g.add_argument(
-        "--fetch-only",
-        action="store_true",
-        help="download and verify every corpus file the full suite (as narrowed) needs, "
-        "then stop; the cache is $GAIA_EVAL_CACHE/retrieval (default "
-        "~/.cache/gaia-eval/retrieval)",
-    )
-    g.add_argument(
-        "--offline",
-        action="store_true",
-        help="never touch the network: use the cache only, and name what is missing",
-    )
-    g.add_argument(
-        "--sources",
-        type=Path,
-        metavar="FILE",
-        help="a sources manifest of your own instead of the shipped "
-        "gaia_eval/retrieval/data/sources.json (to pin files it leaves unverified)",
-    )
-    g.add_argument(
-        "--datasets",
-        metavar="A,B",
-        help="only these full-suite datasets: repo_docs, technical_docs, financebench, xquad",
-    )
-    g.add_argument(
-        "--xquad-languages",
-        metavar="L,L",
-        help="XQuAD languages (default en,de,es,ru,zh,ar,hi)",
-    )
-    g.add_argument(
-        "--financebench-docs",
-        type=positive_int,
-        metavar="N",
-        help="only the first N FinanceBench filings by name (and their questions)",
-    )
-    g.add_argument(
-        "--scale-tiers",
-        type=_tiers,
-        metavar="N,N",
-        help="scale tiers in documents (default 10,100,1000; 5000 also tries IVF and HNSW)",
-    )
-    g.add_argument("--no-scale", action="store_true", help="skip the scale tiers")
-    g.add_argument(
-        "--ann-from",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="from tiers of N documents on, also try IVF and HNSW indexes against the flat "
-        "one (default 1000)",
-    )
-    g.add_argument(
-        "--distractors",
-        choices=("auto", "wikipedia", "generated"),
-        default="auto",
-        help="scale-tier distractors: Simple English Wikipedia from the cache, or generated "
-        "offline from a shipped public-domain text; auto: Wikipedia when the manifest pins "
-        "it with a verified sha256",
-    )
-
-
-def used_full_flags(args: argparse.Namespace) -> list[str]:
-    flags = {
-        "--fetch-only": args.fetch_only,
-        "--offline": args.offline,
-        "--sources": args.sources is not None,
-        "--datasets": args.datasets is not None,
-        "--xquad-languages": args.xquad_languages is not None,
-        "--financebench-docs": args.financebench_docs is not None,
-        "--scale-tiers": args.scale_tiers is not None,
-        "--no-scale": args.no_scale,
-        "--ann-from": args.ann_from is not None,
-        "--distractors": args.distractors != "auto",
-    }
-    return [f for f, used in flags.items() if used]
 
 
 @dataclass

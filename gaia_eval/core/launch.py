@@ -1,121 +1,24 @@
-"""The run flags every suite shares, and the one way a suite command runs on the engine.
-
-`add_run_flags` adds --out, --resume, --shard, --gate, --tolerance, --keep-temp to a suite's
-parser; `run_suite` turns them into a RunRequest, runs the suite on core.runloop and prints
-the short terminal summary with the paths of results.json, report.md and report.html (and,
-when an outage stopped the run, its cause and the resume command).
-`expand_resume` lets `gaia-eval SUITE --resume DIR` alone re-run a stopped run under its own
-recorded command line.
+"""How a suite command runs on the engine: the shared run flags become a RunRequest, the
+suite runs on core.runloop, and the short terminal summary with the paths of results.json,
+report.md and report.html is printed (and, when an outage stopped the run, its cause and the
+resume command). `expand_resume` lets `gaia-eval SUITE --resume DIR` alone re-run a stopped
+run under its own recorded command line.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.rundir import RESULTS_ROOT
 
 if TYPE_CHECKING:
     from gaia_eval.core.runloop import RunOutcome
     from gaia_eval.core.suite import Suite
-    from gaia_eval.llm.local_server import LocalServerInfo
-    from gaia_eval.llm.spec import ModelSpec
-
-
-def finite(text: str) -> float:
-    """argparse type: a finite float (nan and inf are refused)."""
-    try:
-        value = float(text)
-    except ValueError as err:
-        msg = f"expected a number, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from err
-    if not math.isfinite(value):
-        msg = f"expected a finite number, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError as err:
-        msg = f"expected a whole number >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from err
-    if value < 1:
-        msg = f"expected a whole number >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def non_negative(text: str) -> float:
-    value = finite(text)
-    if value < 0:
-        msg = f"expected a number >= 0, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def add_run_flags(parser: argparse.ArgumentParser, *, gate: bool = True) -> None:
-    """The shared flags, in one argument group."""
-    g = parser.add_argument_group("run (every suite)")
-    g.add_argument(
-        "--out",
-        type=Path,
-        help=f"run folder (default {RESULTS_ROOT.as_posix()}/<suite>-<timestamp>); "
-        "must be new or empty",
-    )
-    g.add_argument(
-        "--resume",
-        type=Path,
-        metavar="DIR",
-        help="finish the run in DIR: runs only items without a result, under its recorded "
-        "settings (exit 3 when the code or settings changed)",
-    )
-    g.add_argument(
-        "--shard",
-        metavar="I/N",
-        help="run shard I of N (a stable hash of item ids); join shards with `gaia-eval merge`",
-    )
-    g.add_argument(
-        "--keep-temp",
-        action="store_true",
-        help="keep the run's temporary work folder (its path is in results.json setup._temp)",
-    )
-    from gaia_eval.core.lock import add_wait_lock_argument
-
-    add_wait_lock_argument(g)
-    if gate:
-        g.add_argument(
-            "--gate",
-            metavar="BASELINE",
-            help="gate against a baseline: a results.json, a run folder, or a shipped name "
-            "(`builtin:SUITE/NAME`, listed by `gaia-eval baselines`)",
-        )
-        g.add_argument(
-            "--tolerance",
-            type=non_negative,
-            help="allowed metric drop, overriding each rule's default (finite, >= 0)",
-        )
-
-
-class RecordedArgv:
-    """A run's effective command line (flags and variables alike), recorded so that
-    `--resume DIR` re-runs it in any shell."""
-
-    def __init__(self, *head: str) -> None:
-        self.words = list(head)
-
-    def add(self, flag: str, value: object) -> None:
-        if value is None or value is False or value == "":
-            return
-        self.words += [flag] if value is True else [flag, str(value)]
 
 
 def resolve_baseline(spec: str, folder: str | None = None) -> tuple[Path, str]:
@@ -149,6 +52,9 @@ def request(
     gaia_eval/baselines/, where `--gate NAME` looks)."""
     from gaia_eval.core.runloop import RunRequest, Shard
 
+    command = getattr(args, "_suite_command", None)
+    if argv is None and command is not None:
+        argv = command.argv(args)  # generated from the suite's options (core/options.py)
     if argv is None:
         argv = invoked or sys.argv[1:]
     argv = list(argv)
@@ -185,9 +91,10 @@ def run_suite(
     assert isinstance(suite, Suite)
     # main(argv) keeps its own argv on args: an in-process run records that, not sys.argv.
     cls = type(suite)
+    command = getattr(args, "_suite_command", None)  # then request() generates the argv
     req = request(
         args,
-        argv if argv is not None else getattr(args, "_argv", None),
+        argv if argv is not None or command is not None else getattr(args, "_argv", None),
         folder=getattr(cls, "baselines_folder", cls.name),
     )
     assert isinstance(req, runloop.RunRequest)
@@ -230,23 +137,9 @@ def _print_outcome(cls: type[Suite], outcome: RunOutcome) -> None:
         print(f"  {kind}: {path}")
 
 
-def local_server_for(*specs: ModelSpec | None) -> LocalServerInfo | None:
-    """Start the shared local server now for `local` specs, so the header records what
-    serves them and a server that cannot start stops the run before its first item."""
-    from gaia_eval.llm.local_server import shared_server
-
-    info = None
-    for spec in specs:
-        if spec is not None and spec.backend == "local":
-            said = info is not None
-            info = shared_server(spec.model).info
-            assert info is not None  # set by start()
-            if not said:
-                print(f"gaia-eval: {spec.text}: {info.note}", file=sys.stderr)
-    return info
-
-
-def expand_resume(argv: Sequence[str]) -> list[str]:
+def expand_resume(
+    argv: Sequence[str], command_of: Callable[[Sequence[str]], tuple[str, int]] | None = None
+) -> list[str]:
     """`gaia-eval CMD --resume DIR [more]` -> the recorded command line of the run in DIR
     with `--resume DIR` (and any flags given now) appended; other argv pass through."""
     argv = list(argv)
@@ -282,12 +175,19 @@ def expand_resume(argv: Sequence[str]) -> list[str]:
         or not all(isinstance(a, str) for a in recorded)
     ):
         return argv
-    if rest and rest[0] != recorded[0]:
-        msg = (
-            f"--resume {folder}: that folder holds a `gaia-eval {recorded[0]}` run, "
-            f"not `gaia-eval {rest[0]}`"
-        )
-        raise InvalidInputError(msg)
+    # `command_of(words)`: (the suite, how many words name it), so that `run SUITE` and
+    # the suite's older command resume each other's runs.
+    of = command_of or (lambda words: (words[0], 1))
+    if rest:
+        (given, n), (ran, _) = of(rest), of(recorded)
+        # `sessions --resume DIR` of a `sessions controls` run: the command word suffices.
+        if given != ran and not (n == 1 and rest[0] == recorded[0]):
+            msg = (
+                f"--resume {folder}: that folder holds a `gaia-eval {recorded[0]}` run, "
+                f"not `gaia-eval {rest[0]}`"
+            )
+            raise InvalidInputError(msg)
+        rest = rest[n:]
     from gaia_eval.core.runloop import strip_run_dir_flags
 
     base = strip_run_dir_flags(recorded)

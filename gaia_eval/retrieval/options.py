@@ -10,6 +10,9 @@ the retrieved chunks and grades the answers (reported, never gated); `--dataset 
 runs are not comparable); `--compare BASELINE CURRENT` gates two existing results files
 without running anything. The suite runs on the engine: `--resume DIR`, `--shard I/N` and
 `gaia-eval merge` work as for every suite.
+
+The flags of `gaia-eval run retrieval-rag` (alias `retrieval --component rag`) and the
+suite they build.
 """
 
 from __future__ import annotations
@@ -18,8 +21,17 @@ import argparse
 import re
 from pathlib import Path
 
-from gaia_eval.cli._runflags import add_run_flags, non_negative, run_suite
 from gaia_eval.core.errors import GateFailedError, InvalidInputError
+from gaia_eval.core.options import (
+    RUN,
+    TOLERANCE,
+    Option,
+    Options,
+    SuiteCommand,
+    non_negative,
+    positive_int,
+    tier,
+)
 from gaia_eval.core.rundir import default_run_dir
 
 EPILOG = (
@@ -32,143 +44,208 @@ EPILOG = (
 )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = EPILOG
-    parser.add_argument(
-        "--suite",
-        choices=("pr", "full"),
-        default="pr",
-        help="pr: committed repo_docs dataset + PR hard cases, offline (default); full: "
-        "adds technical_docs, FinanceBench and XQuAD from the checked corpus cache, answers "
-        "(--model, default local), the scale tiers and the full-only hard cases",
-    )
-    parser.add_argument(
-        "--dataset",
-        action="append",
-        type=Path,
-        default=[],
+def _tiers(text: str) -> tuple[int, ...]:
+    try:
+        tiers = tuple(sorted({int(t) for t in text.split(",") if t.strip()}))
+    except ValueError:
+        msg = f"--scale-tiers {text!r}: give document counts such as 10,100,1000,5000"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not tiers or tiers[0] < 1:
+        msg = f"--scale-tiers {text!r}: give positive document counts such as 10,100,1000"
+        raise argparse.ArgumentTypeError(msg)
+    return tiers
+
+
+FULL = Options.of(
+    Option(
+        "--fetch-only",
+        "download and verify every corpus file the full suite (as narrowed) needs, then "
+        "stop; the cache is $GAIA_EVAL_CACHE/retrieval (default ~/.cache/gaia-eval/retrieval)",
+        kind="switch",
+    ),
+    Option(
+        "--offline",
+        "never touch the network: use the cache only, and name what is missing",
+        kind="switch",
+    ),
+    Option(
+        "--sources",
+        "a sources manifest of your own instead of the shipped "
+        "gaia_eval/retrieval/data/sources.json (to pin files it leaves unverified)",
+        Path,
         metavar="FILE",
-        help="run this labelled dataset file instead of the suite's (repeatable); the run is "
+    ),
+    Option(
+        "--datasets",
+        "only these full-suite datasets: repo_docs, technical_docs, financebench, xquad",
+        metavar="A,B",
+    ),
+    Option("--xquad-languages", "XQuAD languages (default en,de,es,ru,zh,ar,hi)", metavar="L,L"),
+    Option(
+        "--financebench-docs",
+        "only the first N FinanceBench filings by name (and their questions)",
+        positive_int,
+        metavar="N",
+    ),
+    Option(
+        "--scale-tiers",
+        "scale tiers in documents (default 10,100,1000; 5000 also tries IVF and HNSW)",
+        _tiers,
+        metavar="N,N",
+    ),
+    Option("--no-scale", "skip the scale tiers", kind="switch"),
+    Option(
+        "--ann-from",
+        "from tiers of N documents on, also try IVF and HNSW indexes against the flat one "
+        "(default 1000)",
+        positive_int,
+        metavar="N",
+    ),
+    Option(
+        "--distractors",
+        "scale-tier distractors: Simple English Wikipedia from the cache, or generated "
+        "offline from a shipped public-domain text; auto: Wikipedia when the manifest pins "
+        "it with a verified sha256",
+        choices=("auto", "wikipedia", "generated"),
+        default="auto",
+    ),
+    title="--suite full (downloaded corpora)",
+)
+
+OPTIONS = Options.of(
+    tier(
+        ("pr", "full"),
+        "pr",
+        "pr: committed repo_docs dataset + PR hard cases, offline (default); full: adds "
+        "technical_docs, FinanceBench and XQuAD from the checked corpus cache, answers "
+        "(--model, default local), the scale tiers and the full-only hard cases",
+    ),
+    Option(
+        "--dataset",
+        "run this labelled dataset file instead of the suite's (repeatable); the run is "
         "named after the dataset",
-    )
-    parser.add_argument(
+        Path,
+        kind="append",
+        metavar="FILE",
+    ),
+    Option(
         "--init-dataset",
-        type=Path,
+        "write a small working example dataset (DIR/dataset.json and two documents) and "
+        "stop; run it with --dataset DIR/dataset.json (format: docs/datasets.md)",
+        Path,
         metavar="DIR",
-        help="write a small working example dataset (DIR/dataset.json and two documents) "
-        "and stop; run it with --dataset DIR/dataset.json (format: docs/datasets.md)",
-    )
-    parser.add_argument(
+        record=False,
+    ),
+    Option(
         "--beir",
-        action="append",
-        type=Path,
-        default=[],
+        "run a BEIR folder (corpus.jsonl, queries.jsonl, qrels/*.tsv) (repeatable)",
+        Path,
+        kind="append",
         metavar="DIR",
-        help="run a BEIR folder (corpus.jsonl, queries.jsonl, qrels/*.tsv) (repeatable)",
-    )
-    parser.add_argument(
+    ),
+    Option(
         "--beir-split",
+        "qrels split of every --beir folder (qrels/NAME.tsv; default test)",
         default="test",
         metavar="NAME",
-        help="qrels split of every --beir folder (qrels/NAME.tsv; default test)",
-    )
-    parser.add_argument(
+    ),
+    Option(
         "--allow-outside",
-        action="store_true",
-        help="index document files outside their dataset's folder (absolute paths, ../, "
-        "symlinks out); the report lists them",
-    )
-    parser.add_argument(
+        "index document files outside their dataset's folder (absolute paths, ../, symlinks "
+        "out); the report lists them",
+        kind="switch",
+    ),
+    Option(
         "--embedder",
+        "embedder of the reference system: onnx:<model> (default onnx:all-MiniLM-L6-v2-int8), "
+        "hash, openai:<base_url>#<model>, sentence-transformers:<model>",
         metavar="SPEC",
-        help="embedder of the reference system: onnx:<model> (default "
-        "onnx:all-MiniLM-L6-v2-int8), hash, openai:<base_url>#<model>, "
-        "sentence-transformers:<model>",
-    )
-    parser.add_argument(
+    ),
+    Option(
         "--system",
-        metavar="MODULE:FACTORY",
-        help="your own retriever (gaia_eval.systems.rag.protocol.Retriever) instead of the "
+        "your own retriever (gaia_eval.systems.rag.protocol.Retriever) instead of the "
         "reference system",
-    )
-    cases = parser.add_mutually_exclusive_group()
-    cases.add_argument(
+        metavar="MODULE:FACTORY",
+    ),
+    Option(
         "--hard-cases",
-        dest="hard_cases",
-        action="store_true",
-        default=None,
-        help="run the PR hard cases on a --dataset / --beir run too (suite pr runs them)",
-    )
-    cases.add_argument(
-        "--no-hard-cases", dest="hard_cases", action="store_false", help="skip the hard cases"
-    )
-    answers = parser.add_mutually_exclusive_group()
-    answers.add_argument(
+        "run the PR hard cases on a --dataset / --beir run too (suite pr runs them)",
+        kind="on",
+        exclusive="cases",
+    ),
+    Option(
+        "--no-hard-cases", "skip the hard cases", kind="off", dest="hard_cases", exclusive="cases"
+    ),
+    Option(
         "--model",
-        metavar="SPEC",
-        nargs="?",
+        "answer every question from the sdk pipeline's top chunks with this model (`--model` "
+        "alone: the embedded `local` model; openai:<base_url>#<model>, anthropic:<model>, "
+        "...) and grade the answers: accuracy and the retrieval / generation miss split are "
+        "reported, never gated",
+        kind="optional",
         const="local",
-        help="answer every question from the sdk pipeline's top chunks with this model "
-        "(`--model` alone: the embedded `local` model; openai:<base_url>#<model>, "
-        "anthropic:<model>, ...) and grade the answers: accuracy and the retrieval / "
-        "generation miss split are reported, never gated",
-    )
-    answers.add_argument(
+        metavar="SPEC",
+        exclusive="answers",
+    ),
+    Option(
         "--retrieval-only",
-        action="store_true",
-        help="measure retrieval only, no answers (the default without --model)",
-    )
-    parser.add_argument(
+        "measure retrieval only, no answers (the default without --model)",
+        kind="switch",
+        exclusive="answers",
+    ),
+    Option(
         "--judge",
+        "grade free-form (`judge`) answers with this model; without it they are counted "
+        "unscored, never guessed (needs --model)",
         metavar="SPEC",
-        help="grade free-form (`judge`) answers with this model; without it they are "
-        "counted unscored, never guessed (needs --model)",
-    )
-    vlm = parser.add_mutually_exclusive_group()
-    vlm.add_argument(
+    ),
+    Option(
         "--vlm",
-        metavar="SPEC",
-        help="read PDF page images with this OpenAI-compatible vision model "
+        "read PDF page images with this OpenAI-compatible vision model "
         "(openai:<base_url>#<model>); it is first made to read a test image, and a model "
         "that fails stops the run. It changes a PDF's chunks, so gates refuse to compare "
         "VLM-on with VLM-off runs. --suite full needs --vlm or --no-vlm; pr never uses one",
-    )
-    vlm.add_argument(
+        metavar="SPEC",
+        exclusive="vlm",
+    ),
+    Option(
         "--no-vlm",
-        action="store_true",
-        help="leave PDF page images unread (the pr suite always does)",
-    )
-    parser.add_argument(
+        "leave PDF page images unread (the pr suite always does)",
+        kind="switch",
+        exclusive="vlm",
+    ),
+    Option(
         "--compare",
-        nargs=2,
-        type=Path,
-        metavar=("BASELINE", "CURRENT"),
-        help="gate two existing results.json files (or shipped names, as --gate: pr, "
+        "gate two existing results.json files (or shipped names, as --gate: pr, "
         "builtin:retrieval/pr) and stop (no run)",
-    )
-    parser.add_argument(
+        Path,
+        kind="many",
+        metavar=("BASELINE", "CURRENT"),
+        record=False,
+    ),
+    Option(
         "--no-cache",
-        action="store_true",
-        help="compute every vector (skip the shared embedding cache under $GAIA_EVAL_CACHE; "
+        "compute every vector (skip the shared embedding cache under $GAIA_EVAL_CACHE; "
         "cached vectors are bit-identical, so runs compare either way)",
-    )
-    from gaia_eval.cli._retrieval_full import add_full_arguments
-
-    add_full_arguments(parser)
-    add_run_flags(parser)
-    parser.add_argument(
+        kind="switch",
+    ),
+    FULL,
+    Option(
         "--keep-work",
+        "the same as --keep-temp: keep the index caches and document copies",
+        kind="switch",
         dest="keep_temp",
-        action="store_true",
-        help="the same as --keep-temp: keep the index caches and document copies",
-    )
-    for action in parser._actions:  # the shared flag, with this suite's default named
-        if action.dest == "tolerance":
-            action.help = (
-                "allowed metric drop (default 0.02), widened to 1.5 questions on small sets: "
-                "max(tolerance, 1.5/n); finite, >= 0"
-            )
-            action.type = non_negative
+        record=False,  # recorded as --keep-temp
+    ),
+    RUN.replacing(
+        Option(
+            TOLERANCE.flag,
+            "allowed metric drop (default 0.02), widened to 1.5 questions on small sets: "
+            "max(tolerance, 1.5/n); finite, >= 0",
+            non_negative,
+        )
+    ),
+)
 
 
 def _slug(text: str) -> str:
@@ -200,18 +277,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 # Flags that configure a run; --compare runs nothing, so each would be silently ignored.
-_RUN_ONLY = {
-    "dataset": "--dataset",
-    "beir": "--beir",
-    "gate": "--gate",
-    "system": "--system",
-    "embedder": "--embedder",
-    "out": "--out",
-    "resume": "--resume",
-    "model": "--model",
-    "judge": "--judge",
-    "allow_outside": "--allow-outside",
-}
+_RUN_ONLY = ("--dataset", "--beir", "--gate", "--system", "--embedder", "--out", "--resume",
+             "--model", "--judge", "--allow-outside")  # fmt: skip
 
 
 def _refuse_lenient(args: argparse.Namespace) -> None:
@@ -220,7 +287,7 @@ def _refuse_lenient(args: argparse.Namespace) -> None:
         msg = "--beir-split applies to --beir folders only; add --beir DIR or drop the flag"
         raise InvalidInputError(msg)
     if args.compare:
-        given = [flag for key, flag in _RUN_ONLY.items() if getattr(args, key, None)]
+        given = [flag for flag in _RUN_ONLY if getattr(args, OPTIONS[flag].key, None)]
         if given:
             msg = (
                 f"--compare gates two existing results files and runs nothing, so "
@@ -229,7 +296,7 @@ def _refuse_lenient(args: argparse.Namespace) -> None:
             raise InvalidInputError(msg)
 
 
-def run(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
     from gaia_eval.embed.cache import disabled
 
     with disabled(args.no_cache):
@@ -247,15 +314,15 @@ def _run(args: argparse.Namespace) -> int:
     _refuse_lenient(args)
     if args.compare:
         return _compare(args)
-    from gaia_eval.cli import _retrieval_full as full_cli
+    from gaia_eval.retrieval import full_plan
 
     if args.fetch_only:
-        return full_cli.fetch_only(args)
+        return full_plan.fetch_only(args)
     full = args.suite == "full"
     if full and (args.dataset or args.beir):
         msg = "--suite full runs its own datasets; drop --dataset/--beir (or --suite full)"
         raise InvalidInputError(msg)
-    stray = [f for f in full_cli.used_full_flags(args) if f != "--offline"]
+    stray = [f for f in FULL.given(args) if f != "--offline"]
     if stray and not full:
         msg = f"{', '.join(stray)}: only with --suite full (or --fetch-only)"
         raise InvalidInputError(msg)
@@ -304,9 +371,9 @@ def _run(args: argparse.Namespace) -> int:
     ]
     sources += [DatasetSource("beir", p, f"beir:{p}", split=args.beir_split) for p in args.beir]
     custom = bool(sources)
-    plan = full_cli.plan(args) if full else None
+    plan = full_plan.plan(args) if full else None
     if plan is not None:
-        sources = full_cli.dataset_sources(plan)
+        sources = full_plan.dataset_sources(plan)
     elif not custom:
         path = builtin_dataset_path("repo_docs")
         sources = [DatasetSource("builtin", path, "builtin:repo_docs")]
@@ -321,11 +388,11 @@ def _run(args: argparse.Namespace) -> int:
         hard_cases=args.hard_cases if args.hard_cases is not None else not custom,
         answer_model=answer_model,
         judge=judge,
-        **(full_cli.suite_extras(plan) if plan is not None else {}),
+        **(full_plan.suite_extras(plan) if plan is not None else {}),
         vlm=args.vlm,
     )
     if answer_model is not None or judge is not None:
-        from gaia_eval.cli._runflags import local_server_for
+        from gaia_eval.llm.local_server import local_server_for
 
         # Started now: the header records what serves a `local` spec, and a server that
         # cannot start stops the run before anything is indexed.
@@ -337,4 +404,16 @@ def _run(args: argparse.Namespace) -> int:
         VisionModel(args.vlm).probe()
     if args.out is None and args.resume is None:
         args.out = default_run_dir(f"retrieval-rag-{_slug(suite.run_tier())}")
+    from gaia_eval.core.launch import run_suite
+
     return run_suite(suite, args)
+
+
+COMMAND = SuiteCommand(
+    "retrieval-rag",
+    ("retrieval", "--component", "rag"),
+    "Document retrieval (RAG): is the labelled evidence found, by which pipeline?",
+    OPTIONS,
+    main,
+    epilog=EPILOG,
+)
