@@ -200,3 +200,45 @@ def test_a_reply_past_the_size_cap_is_refused_not_held() -> None:
                 client.chat([{"role": "user", "content": "x"}])
         finally:
             client.close()
+
+
+def _sse(chunks: list[dict[str, object]]) -> bytes:
+    import json
+
+    lines = [f"data: {json.dumps(c)}\n\n" for c in chunks]
+    return ("".join(lines) + "data: [DONE]\n\n").encode()
+
+
+def _delta(**delta: object) -> dict[str, object]:
+    return {"choices": [{"index": 0, "delta": delta}]}
+
+
+def test_a_streamed_reply_past_the_size_cap_is_refused_not_held() -> None:
+    from gaia_eval.llm.openai_compat import MAX_REPLY_BYTES
+
+    piece = "x" * (1024 * 1024)
+    chunks = [_delta(content=piece) for _ in range(MAX_REPLY_BYTES // len(piece) + 2)]
+    with running(_raw_reply(_sse(chunks), stream=True)) as server:
+        client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
+        try:
+            with pytest.raises(ModelRequestError, match="streamed a reply over 32 MiB"):
+                client.stream([{"role": "user", "content": "x"}])
+        finally:
+            client.close()
+
+
+def test_streamed_tool_call_arguments_are_assembled_whole_from_many_deltas() -> None:
+    pieces = [f'{{"n": {i}}}'[:3] for i in range(20_000)]  # many small argument deltas
+    first = {"index": 0, "id": "call_a", "function": {"name": "edit", "arguments": ""}}
+    chunks = [_delta(tool_calls=[first])]
+    chunks += [_delta(tool_calls=[{"index": 0, "function": {"arguments": p}}]) for p in pieces]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    with running(_raw_reply(_sse(chunks), stream=True)) as server:
+        client = OpenAIChat(url_of(server), "m", retries=1, backoff_s=0)
+        try:
+            reply = client.stream([{"role": "user", "content": "x"}])
+        finally:
+            client.close()
+    (call,) = reply.tool_calls
+    assert call.id == "call_a" and call.name == "edit"
+    assert call.arguments == "".join(pieces)

@@ -316,6 +316,7 @@ FIXTURES: dict[str, Callable[[Path], Path]] = {
     "rag_legacy_empty": _legacy_empty,
     "nan_results": _nan_results,
     "ds_empty_document": lambda tmp: _with_text(tmp, ""),
+    "ds_nul_document": lambda tmp: _with_text(tmp, "\x00"),
     "deep_yaml": lambda tmp: _write(tmp / "deep.yaml", DEEP_YAML),
     "yaml_bomb": lambda tmp: _write(tmp / "bomb.yaml", _yaml_bomb()),
     "yaml_loop": lambda tmp: _write(tmp / "loop.yaml", "persona: &a [*a]\n"),

@@ -43,7 +43,7 @@ def test_concurrency_levels_write_every_field(stub: str, tmp_path: Path) -> None
     for i, (lv, conc) in enumerate(zip(levels, (1, 2, 4), strict=True)):
         assert lv["concurrency"] == conc and lv["requests"] == 8 and lv["errors"] == 0
         for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
-            assert set(lv[key]) == {"mean", "p50", "p90", "p99"}
+            assert set(lv[key]) == {"mean", "p50", "p90", "p95", "p99", "max"}
         rows = res["items"][i]["result"]["requests"]
         # The stub's schedule is a floor no scheduling can beat: the first chunk leaves
         # 30 ms after the request arrives, the 12th 11 x 5 ms later. Only a unit slip
@@ -304,3 +304,32 @@ def test_tokenizer_counts_when_the_server_sends_no_usage(stub: str, tmp_path: Pa
     # Each chunk is " wN": BERT's word pieces split it into "w" + "##N" (2 tokens).
     assert row["chunk_tokens"] == [2] * 8 and row["output_tokens"] == 16
     assert res["header"]["settings"]["tokenizer"] == str(tok)
+
+
+def test_goodput_counts_the_requests_that_met_every_slo(stub: str, tmp_path: Path) -> None:
+    # Every request of this stub takes ~30 ms to its first token and ~5 ms per token.
+    model = f"openai:{stub}/v1#custom:ttft_ms=30,gap_ms=5,chunks=12"
+    common = ["--model", model, "--concurrency", "1", "--requests", "6", "--warmup", "0"]
+    code, res = _run(tmp_path / "easy", *common, "--slo", "ttft_ms=5000,e2e_ms=20000")
+    assert code == 0
+    (lv,) = res["summary"]["levels"]
+    good = lv["goodput"]
+    assert good["slo"] == {"ttft_ms": 5000.0, "e2e_ms": 20000.0}
+    assert good["met"] == 6 and good["share"] == 1.0
+    assert good["output_tokens_per_s"] == pytest.approx(lv["output_tokens_per_s"], rel=0.01)
+    code, res = _run(tmp_path / "hard", *common, "--slo", "ttft_ms=1")  # no server is this fast
+    (lv,) = res["summary"]["levels"]
+    assert lv["goodput"]["met"] == 0 and lv["goodput"]["output_tokens_per_s"] is None
+    report = (tmp_path / "hard" / "report.md").read_text()
+    assert "Goodput: requests that met every objective (ttft_ms <= 1)" in report
+    assert res["header"]["settings"]["slo"] == {"ttft_ms": 1.0}
+
+
+@pytest.mark.parametrize("bad", ["ttft=5", "ttft_ms=-1", "ttft_ms", "e2e_ms=inf"])
+def test_a_bad_slo_is_exit_2_naming_the_part(
+    bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["benchmark", "--model", "openai:http://127.0.0.1:9/v1#m", "--slo", bad,
+                 "--out", str(tmp_path / "r")])  # fmt: skip
+    assert code == 2
+    assert "--slo" in capsys.readouterr().err

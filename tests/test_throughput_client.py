@@ -17,6 +17,12 @@ from gaia_eval.throughput.metrics import derive
 from gaia_eval.throughput.record import StreamRecord
 from gaia_eval.throughput.stub import stub_process
 
+
+def _words(text: str) -> int:
+    """The stub's tokenizer: each of its words (" w12") is one token (its /tokenize)."""
+    return len(text.split())
+
+
 # Client reading vs server write of the same bytes, on loopback with 2 shared cores.
 CLOCK_TOL_MS = 5.0
 ATTEMPTS = 5
@@ -112,8 +118,9 @@ def test_role_only_first_chunk_is_not_a_token(stub: str) -> None:
 def test_multi_token_chunks_split_their_gap_per_token(stub: str) -> None:
     def check() -> None:
         (rec,) = _send(stub, "multi-token")  # 6 chunks x 3 tokens, 60 ms apart, usage 18
-        d = derive(rec, open_loop=False)
+        d = derive(rec, open_loop=False, tokenizer=_words)
         assert d.token_source == "usage" and d.output_tokens == 18
+        assert d.chunk_token_source == "tokenizer"
         assert d.chunk_tokens == [3] * 6
         sends = _content_sends(_log(stub, rec.server_request_id))
         # ITL: each gap counts three times, divided by 3; the first chunk's tokens have none.
@@ -177,7 +184,7 @@ def test_anthropic_stream_timing_and_usage(stub: str) -> None:
         (rec,) = _send(stub, "multi-token", api="anthropic")
         assert rec.error_kind is None and rec.done
         assert rec.server_request_id and rec.usage_output_tokens == 18
-        d = derive(rec, open_loop=False)
+        d = derive(rec, open_loop=False, tokenizer=_words)
         assert d.ttft_ms is not None and len(d.itl_ms) == 15
         sends = _content_sends(_log(stub, rec.server_request_id))
         _near(d.ttft_ms, (sends[0][0] - rec.t_sent_ns) / 1e6, CLOCK_TOL_MS, "TTFT")
@@ -301,3 +308,26 @@ def test_one_event_past_the_cap_is_refused_with_its_buffer_freed() -> None:
         for _ in range(MAX_EVENT_BYTES // len(piece) + 2):
             parser.feed(piece, 3)
     assert not parser.pending() and seen == [b'{"a": 1}']
+
+
+def test_tokens_per_chunk_are_counted_by_the_servers_tokenizer_not_guessed(stub: str) -> None:
+    """A server sending 1-3 tokens per chunk (20 chunks, usage 36): the split of the usage
+    total by text length is a guess ([2, 2, ...]); llama.cpp's /tokenize counts each chunk,
+    so every one of the 19 gaps gets its own tokens, and without a counter there is no ITL
+    at all, only the inter-chunk latency, named as such."""
+    from gaia_eval.throughput.client import Endpoint as _E
+    from gaia_eval.throughput.runner import Target, server_tokenizer
+
+    (rec,) = _send(stub, "varied-tokens")
+    truth = [[1, 3, 1, 1, 2][i % 5] for i in range(20)]
+    assert rec.usage_output_tokens == sum(truth)
+    guessed = derive(rec, open_loop=False)
+    assert guessed.chunk_token_source == "apportioned" and guessed.chunk_tokens != truth
+    assert guessed.itl_ms == [] and len(guessed.icl_ms) == 19
+    target = Target("stub", _E(stub + "/v1/chat/completions", "openai"), "varied-tokens")
+    counter = server_tokenizer(target)
+    assert counter is not None
+    d = derive(rec, open_loop=False, tokenizer=counter)
+    assert d.chunk_token_source == "tokenizer" and d.chunk_tokens == truth
+    assert len(d.itl_ms) == sum(truth) - truth[0]
+    assert d.icl_ms == guessed.icl_ms

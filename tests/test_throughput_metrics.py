@@ -40,11 +40,19 @@ def _rec(
 
 def test_ttft_tpot_itl_e2e_exact() -> None:
     rec = _rec([100, 160, 220], ["a b c", "d e f", "g h i"], usage=9, end_ms=221)
-    d = derive(rec, open_loop=False)
+    d = derive(rec, open_loop=False, tokenizer=lambda text: len(text.split()))
     assert d.ttft_ms == 100 and d.e2e_ms == 221
-    assert d.chunk_tokens == [3, 3, 3]
+    assert d.chunk_tokens == [3, 3, 3] and d.chunk_token_source == "tokenizer"
+    assert d.icl_ms == pytest.approx([60.0, 60.0])
     assert d.tpot_ms == pytest.approx((221 - 100) / 8)
     assert d.itl_ms == pytest.approx([20.0] * 6)
+    # Without a counter the split of the usage total is a guess: no per-token figure.
+    g = derive(rec, open_loop=False)
+    assert g.chunk_token_source == "apportioned" and g.itl_ms == []
+    assert g.icl_ms == pytest.approx([60.0, 60.0]) and g.tpot_ms == d.tpot_ms
+    # A count that disagrees with the server's total is no measurement either.
+    off = derive(rec, open_loop=False, tokenizer=lambda text: 1)
+    assert off.chunk_token_source == "apportioned" and off.itl_ms == []
     # Open loop measures from the scheduled time: the client's 5 ms lag counts.
     o = derive(rec, open_loop=True)
     assert o.ttft_ms == 105 and o.e2e_ms == 226
@@ -74,7 +82,14 @@ def test_one_token_answer_has_no_tpot() -> None:
 
 
 def test_distribution_and_variance() -> None:
-    assert distribution([]) == {"mean": None, "p50": None, "p90": None, "p99": None}
+    assert distribution([]) == {
+        "mean": None,
+        "p50": None,
+        "p90": None,
+        "p95": None,
+        "p99": None,
+        "max": None,
+    }
     dist = distribution([float(v) for v in range(1, 101)])
     assert dist["mean"] == 50.5 and dist["p50"] == 50.5 and dist["p99"] == pytest.approx(99.01)
     v = variance_stats([10.0, 12.0, 14.0])
@@ -128,3 +143,35 @@ def test_triage_metrics() -> None:
     assert s.avg_tokens_per_second == 20.0 and s.meets_throughput_bar
     assert s.status == "PASS"
     assert score([step((3, "work", False), "nope")], 1.0).status == "FAIL"
+
+
+def test_every_latency_has_its_p95_and_max() -> None:
+    dist = distribution([float(v) for v in range(1, 101)] + [4760.0])
+    assert dist["max"] == 4760.0  # one decode stall: only the max shows it
+    assert dist["p95"] == pytest.approx(96.0)
+
+
+def test_each_run_varies_its_prompts_at_the_front() -> None:
+    from gaia_eval.throughput.workloads import chat_workload, request_body
+
+    item = chat_workload().items[0]
+    a = request_body(item, "openai", "m", "aaaa1111")
+    b = request_body(item, "openai", "m", "bbbb2222")
+    first_a, first_b = a["messages"][0]["content"], b["messages"][0]["content"]
+    assert first_a.startswith("(run aaaa1111) ") and first_b.startswith("(run bbbb2222) ")
+    assert first_a.removeprefix("(run aaaa1111) ") == item.messages[0]["content"]
+    assert request_body(item, "openai", "m")["messages"] == item.messages  # no nonce: as is
+    anth = request_body(item, "anthropic", "m", "aaaa1111")
+    assert "(run aaaa1111)" in (anth.get("system") or anth["messages"][0]["content"])
+
+
+def test_a_level_served_from_the_prompt_cache_is_said() -> None:
+    from gaia_eval.throughput.runner import cache_notes
+
+    warm = {"llamacpp:prompt_tokens_total": 589.0, "llamacpp:prompt_tokens_cached_total": 583.0}
+    (note,) = cache_notes(warm)
+    assert "99% of the level's prompt tokens came from the server's prompt cache" in note
+    cold = {"llamacpp:prompt_tokens_total": 589.0, "llamacpp:prompt_tokens_cached_total": 6.0}
+    assert cache_notes(cold) == []
+    vllm = {"vllm:prefix_cache_hits_total": 900.0, "vllm:prefix_cache_queries_total": 1000.0}
+    assert cache_notes(vllm) and cache_notes({}) == []

@@ -1,8 +1,8 @@
 """`gaia-eval bench`: speed of the native hot paths against named anchor libraries.
 
-Discovers every module in `gaia_eval.bench` that defines `TITLE` and `run(quick)`, runs
-the chosen areas in this process (holding the eval lock, since a concurrent eval would
-skew every timing) and prints medians and ratios.
+Runs the chosen areas of those listed in `gaia_eval.bench.AREAS` (each a module defining
+`TITLE` and `run(quick)`) in this process, holding the eval lock since a concurrent eval
+would skew every timing, and prints medians and ratios.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
-import pkgutil
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -21,19 +20,13 @@ if TYPE_CHECKING:
 NAME = "bench"
 HELP = "Benchmark the native core against numpy and reference libraries (medians, ratios)."
 
-# Modules of gaia_eval.bench that are shared pieces, not areas.
-_NOT_AREAS = {"common", "models"}
-
 
 def areas() -> list[str]:
-    """Every bench area, in name order."""
-    import gaia_eval.bench as pkg
+    """Every bench area (the package's explicit registry, not a scan of its modules:
+    a helper module must never be run as an area)."""
+    from gaia_eval.bench import AREAS
 
-    return sorted(
-        info.name
-        for info in pkgutil.iter_modules(pkg.__path__)
-        if not info.name.startswith("_") and info.name not in _NOT_AREAS
-    )
+    return list(AREAS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

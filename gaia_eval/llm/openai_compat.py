@@ -253,9 +253,12 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
     the usage block (in the last chunk, with no choices)."""
     reply = StreamedReply(content="", tool_calls=[])
     parts: list[str] = []
-    calls: dict[int, dict[str, str]] = {}
+    # Tool-call deltas by index: id, name, and the argument pieces (joined once at the end:
+    # `+=` on a growing string is quadratic in a 50 MB argument sent in small deltas).
+    calls: dict[int, dict[str, Any]] = {}
     usage: dict[str, Any] = {}
     done = False
+    size = 0  # bytes of content and arguments held so far, capped like a plain reply
     for line in lines:
         if not line.startswith("data:"):
             continue  # comments, keep-alives, event names
@@ -282,12 +285,21 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
             text = delta.get("content")
             if text:
                 parts.append(str(text))
+                size += len(parts[-1])
             for tc in delta.get("tool_calls") or []:
-                slot = calls.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": ""})
+                slot = calls.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": []})
                 fn = tc.get("function") or {}
                 slot["id"] = str(tc.get("id") or slot["id"])
                 slot["name"] += str(fn.get("name") or "")
-                slot["args"] += str(fn.get("arguments") or "")
+                piece = str(fn.get("arguments") or "")
+                slot["args"].append(piece)
+                size += len(piece)
+            if size > MAX_REPLY_BYTES:
+                msg = (
+                    f"{url} streamed a reply over {MAX_REPLY_BYTES // (1024 * 1024)} MiB; not "
+                    "read on (a model running away: bound the answer with max_tokens)"
+                )
+                raise ModelRequestError(msg)
             if (text or delta.get("tool_calls")) and reply.first_token_s is None:
                 reply.first_token_s = time.monotonic() - t0
     if not done and reply.finish_reason is None:
@@ -296,7 +308,7 @@ def _read_stream(lines: Iterator[str], t0: float, url: str) -> StreamedReply:
     reply.total_s = time.monotonic() - t0
     reply.content = "".join(parts)
     reply.tool_calls = [
-        ToolRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["args"])
+        ToolRequest(id=c["id"] or f"call_{i}", name=c["name"], arguments="".join(c["args"]))
         for i, c in sorted(calls.items())
     ]
     reply.input_tokens, reply.output_tokens, reply.cached_tokens = usage_counts(usage, url)

@@ -10,6 +10,7 @@ from gaia_eval.throughput.load import LevelPlan, LevelRun
 from gaia_eval.throughput.metrics import Derived, Tokenizer, derive, distribution
 from gaia_eval.throughput.models import (
     Dist,
+    Goodput,
     InFlight,
     Lag,
     LevelResult,
@@ -55,6 +56,7 @@ def _row(
         token_source=d.token_source if d else None,
         chunk_offsets_ms=[_ms(t - sent) for t in rec.chunk_t_ns],
         chunk_tokens=d.chunk_tokens if d else [],
+        chunk_token_source=d.chunk_token_source if d else None,
         chunk_kinds="".join(_KIND_LETTER[k] for k in rec.chunk_kind),
         end_ms=_ms(rec.t_end_ns - sent) if rec.t_end_ns else None,
         in_flight=rec.in_flight,
@@ -76,6 +78,7 @@ def build_level(
     run: LevelRun,
     workload: Workload,
     tokenizer: Tokenizer | None = None,
+    slo: dict[str, float] | None = None,
 ) -> LevelResult:
     """The level's result from its raw records."""
     open_loop = plan.rate is not None
@@ -109,6 +112,7 @@ def build_level(
     out_tokens = sum(d.output_tokens for d in ok)
     inputs = [r.usage_input_tokens for r in run.records if r.error_kind is None]
     sources = {d.token_source for d in ok}
+    chunk_sources = {d.chunk_token_source for d in ok}
     tpots = [d.tpot_ms for d in ok if d.tpot_ms is not None and d.tpot_ms > 0]
     cpu_share = run.client_cpu_s / wall_s if wall_s else 0.0
     lag = Lag(
@@ -143,6 +147,10 @@ def build_level(
         first_answer_ms=_dist([d.first_answer_ms for d in ok if d.first_answer_ms is not None]),
         tpot_ms=_dist([d.tpot_ms for d in ok if d.tpot_ms is not None]),
         itl_ms=_dist([v for d in ok for v in d.itl_ms]),
+        icl_ms=_dist([v for d in ok for v in d.icl_ms]),
+        chunk_token_source=(
+            chunk_sources.pop() if len(chunk_sources) == 1 else ("mixed" if chunk_sources else None)
+        ),
         e2e_ms=_dist([d.e2e_ms for d in ok]),
         output_tokens=out_tokens,
         input_tokens=sum(i for i in inputs if i is not None) if any(inputs) else None,
@@ -161,8 +169,34 @@ def build_level(
         client_limited=bool(notes),
         client_notes=notes,
         triage=score(steps, wall_s) if workload.triage else None,
+        goodput=goodput(slo, ok, n, wall_s) if slo else None,
     )
     return LevelResult(stats=stats, requests=rows)
+
+
+def meets(d: Derived, slo: dict[str, float]) -> bool:
+    """A request meets every objective it can be measured on (a one-token answer has no
+    TPOT and so meets a TPOT objective; no first token misses a TTFT one)."""
+    values = {"ttft_ms": d.ttft_ms, "tpot_ms": d.tpot_ms, "e2e_ms": d.e2e_ms}
+    for key, bound in slo.items():
+        value = values[key]
+        if value is None and key == "tpot_ms":
+            continue
+        if value is None or value > bound:
+            return False
+    return True
+
+
+def goodput(slo: dict[str, float], ok: list[Derived], sent: int, wall_s: float) -> Goodput:
+    """Of `sent` requests, those among the completed `ok` that met `slo` (vLLM's goodput)."""
+    good = [d for d in ok if meets(d, slo)]
+    tokens = sum(d.output_tokens for d in good)
+    return Goodput(
+        slo=dict(slo),
+        met=len(good),
+        share=round(len(good) / sent, 4) if sent else 0.0,
+        output_tokens_per_s=round(tokens / wall_s, 3) if wall_s and good else None,
+    )
 
 
 def _dist(values: Sequence[float]) -> Dist:

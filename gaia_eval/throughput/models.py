@@ -19,6 +19,24 @@ class Dist(ResultModel):
     """90th percentile."""
     p99: float | None
     """99th percentile."""
+    p95: float | None = None
+    """95th percentile (null in results written before it was recorded)."""
+    max: float | None = None
+    """The largest value: a single decode stall shows here (null in older results)."""
+
+
+class Goodput(ResultModel):
+    """Requests that met every service-level objective (`--slo`); failures never meet one."""
+
+    slo: dict[str, float]
+    """The objectives, ms: ttft_ms, tpot_ms, e2e_ms (a request without a TPOT, one token
+    long, meets a TPOT objective)."""
+    met: int
+    """Requests that met all of them."""
+    share: float
+    """met / requests sent."""
+    output_tokens_per_s: float | None
+    """Output tokens of the requests that met them / the level's wall time."""
 
 
 class Lag(ResultModel):
@@ -112,7 +130,8 @@ class LevelStats(ResultModel):
     tpot_ms: Dist
     """Time per output token, (E2E - TTFT) / (output tokens - 1)."""
     itl_ms: Dist
-    """Inter-token latency: chunk gaps divided by their tokens, pooled over requests."""
+    """Inter-token latency: chunk gaps divided by their tokens, pooled over requests; only
+    from requests whose tokens per chunk were measured (see chunk_token_source)."""
     e2e_ms: Dist
     """End-to-end request latency."""
     output_tokens: int
@@ -142,6 +161,12 @@ class LevelStats(ResultModel):
     10 ms); `client_notes` says why."""
     client_notes: list[str] = Field(default_factory=list)
     """Why the client may have limited the result."""
+    icl_ms: Dist | None = None
+    """Inter-chunk latency: each gap between consecutive content chunks, pooled over
+    requests (null in results written before it was recorded)."""
+    chunk_token_source: str | None = None
+    """How each chunk's tokens are known: usage | tokenizer (measured), apportioned |
+    chunks (guessed: no ITL then), or mixed (null in older results)."""
     server_ctx_size: int | None = None
     """The server's context size (llama.cpp /props n_ctx, vLLM max_model_len), if known."""
     server_metrics: dict[str, float] = Field(default_factory=dict)
@@ -149,6 +174,11 @@ class LevelStats(ResultModel):
     generation tokens, KV-cache use), when it has the endpoint."""
     peak_memory_gb: float | None = None
     """Peak resident memory of the model server during the level, when gaia-eval runs it."""
+    goodput: Goodput | None = None
+    """The share of requests (and of output tokens/s) meeting `--slo`, when given."""
+    server_notes: list[str] = Field(default_factory=list)
+    """What the server's own counters say about the level: most of its prompt tokens
+    served from the prompt cache, say."""
     triage: TriageScore | None = None
     """Acceptance metrics, for the triage workload."""
 
@@ -183,7 +213,9 @@ class RequestRow(ResultModel):
     chunk_offsets_ms: list[float]
     """Arrival (first byte) of each content chunk, ms after sent."""
     chunk_tokens: list[int]
-    """Tokens each content chunk carried."""
+    """Tokens each content chunk carried (measured or guessed: chunk_token_source)."""
+    chunk_token_source: str | None = None
+    """usage | tokenizer | apportioned | chunks (null in older results)."""
     chunk_kinds: str
     """One letter per content chunk: t text, r reasoning, c tool call."""
     end_ms: float | None

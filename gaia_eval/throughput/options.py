@@ -76,6 +76,12 @@ OPTIONS = Options.of(
         "--tokenizer", "tokenizer.json to count output tokens when the server sends no usage", Path
     ),
     Option(
+        "--slo",
+        "service-level objectives for goodput, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=8000: "
+        "each level reports the share of requests (and of output tokens/s) that met all",
+        metavar="KEY=MS,...",
+    ),
+    Option(
         "--gate",
         "performance bars (JSON/YAML: ttft_max_s, throughput_min_tps, pipeline_max_s, "
         "peak_memory_max_gb, enforce); exit 1 on a miss only when enforce is true",
@@ -156,6 +162,30 @@ def workload(args: argparse.Namespace, needed: int) -> Workload:
     return workloads.jsonl_workload(path, args.max_tokens)
 
 
+SLO_KEYS = ("ttft_ms", "tpot_ms", "e2e_ms")
+
+
+def slo(text: str | None) -> dict[str, float]:
+    """--slo ttft_ms=500,tpot_ms=50 -> {"ttft_ms": 500.0, "tpot_ms": 50.0}."""
+    if not text:
+        return {}
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        key, sep, value = part.strip().partition("=")
+        try:
+            ms = float(value)
+        except ValueError:
+            ms = -1.0
+        if not sep or key not in SLO_KEYS or not 0 < ms < float("inf"):
+            msg = (
+                f"--slo {text!r}: {part.strip()!r} is not KEY=MS with KEY one of "
+                f"{', '.join(SLO_KEYS)} and MS a positive number (e.g. ttft_ms=500,tpot_ms=50)"
+            )
+            raise InvalidInputError(msg)
+        out[key] = ms
+    return out
+
+
 def tokenizer(path: Path | None) -> Tokenizer | None:
     if path is None:
         return None
@@ -207,6 +237,7 @@ def main(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         tokenizer=tokenizer(args.tokenizer),
         tokenizer_spec=str(args.tokenizer) if args.tokenizer else None,
+        slo=slo(args.slo),
     )
     suite = BenchmarkSuite(config)
     req = request(args)

@@ -8,6 +8,7 @@ from typing import Any
 from gaia_eval.core import charts
 from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
 from gaia_eval.core.results import Envelope
+from gaia_eval.throughput.metrics import MEASURED_CHUNKS
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult, LevelStats
 from gaia_eval.throughput.summary import level_results, summarise
 from gaia_eval.throughput.triage import STRETCH_TPS, THROUGHPUT_BAR_TPS
@@ -35,11 +36,12 @@ def headline_table(levels: list[LevelStats]) -> Table:
             f"{fmt(s.ttft_ms.p50, 1)} / {fmt(s.ttft_ms.p99, 1)}",
             fmt(s.tpot_ms.p50, 2),
             f"{fmt(s.itl_ms.p50, 2)} / {fmt(s.itl_ms.p99, 2)}",
+            f"{fmt(s.icl_ms.p50, 2)} / {fmt(s.icl_ms.p99, 2)}" if s.icl_ms else "–",
             f"{fmt(s.e2e_ms.p50, 1)} / {fmt(s.e2e_ms.p99, 1)}",
             fmt(s.output_tokens_per_s, 1),
             fmt(s.requests_per_s, 2),
             fmt(s.client_lag_ms.p99, 2),
-            s.token_source,
+            _sources(s),
             "**yes**" if s.client_limited else "no",
         ]
         for s in levels
@@ -53,6 +55,7 @@ def headline_table(levels: list[LevelStats]) -> Table:
             "TTFT p50 / p99 ms",
             "TPOT p50 ms",
             "ITL p50 / p99 ms",
+            "ICL p50 / p99 ms",
             "E2E p50 / p99 ms",
             "output tok/s",
             "req/s",
@@ -64,11 +67,45 @@ def headline_table(levels: list[LevelStats]) -> Table:
     )
 
 
+def percentile_table(levels: list[LevelStats]) -> Table:
+    """Every latency's p50 / p90 / p95 / p99 / max per level: a tail stall (one 4.76 s
+    decode gap) shows in the max even when the p99 hides it."""
+    rows = []
+    for s in levels:
+        for name, d in (
+            ("TTFT", s.ttft_ms),
+            ("TPOT", s.tpot_ms),
+            ("ITL", s.itl_ms),
+            ("ICL", s.icl_ms),
+            ("E2E", s.e2e_ms),
+        ):
+            if d is None or d.p50 is None:
+                continue
+            cells = [d.p50, d.p90, d.p95, d.p99, d.max]
+            rows.append([f"`{s.level}`", name, *(fmt(v, 1) for v in cells)])
+    return Table(
+        ["level", "latency", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"],
+        rows,
+        caption="Latency percentiles (p95 and max are blank in results written before 2026-12)",
+    )
+
+
+def _sources(s: LevelStats) -> str:
+    """Where the output tokens came from, and the tokens per chunk when they differ (a
+    guessed split has no ITL: ICL stands for it)."""
+    per_chunk = s.chunk_token_source
+    if per_chunk is None or per_chunk == s.token_source:
+        return s.token_source
+    return f"{s.token_source}; per chunk: {per_chunk}"
+
+
 def _itl_values(result: LevelResult) -> list[float]:
     out: list[float] = []
     for row in result.requests:
         if row.error_kind is not None:
             continue
+        if row.chunk_token_source is not None and row.chunk_token_source not in MEASURED_CHUNKS:
+            continue  # guessed tokens per chunk: no per-token gaps to show
         carry = 0.0
         for i in range(1, len(row.chunk_offsets_ms)):
             carry += row.chunk_offsets_ms[i] - row.chunk_offsets_ms[i - 1]
@@ -290,6 +327,30 @@ def sections(env: Envelope, summary: BenchmarkSummary) -> list[Section]:
                     caption="Failed requests (never counted as latencies)",
                 )
             )
+        blocks.append(percentile_table(levels))
+        good = [(s, s.goodput) for s in levels if s.goodput is not None]
+        if good:
+            rows = [
+                [
+                    f"`{s.level}`",
+                    f"{g.met}/{s.requests}",
+                    f"{g.share:.0%}",
+                    fmt(g.output_tokens_per_s, 1),
+                    fmt(s.output_tokens_per_s, 1),
+                ]
+                for s, g in good
+            ]
+            slo_text = ", ".join(f"{k} <= {v:g}" for k, v in good[0][1].slo.items())
+            blocks.append(
+                Table(
+                    ["level", "met the SLO", "share", "goodput tok/s", "all tok/s"],
+                    rows,
+                    caption=f"Goodput: requests that met every objective ({slo_text})",
+                )
+            )
+        cached = [f"`{s.level}`: {n}" for s in levels for n in s.server_notes]
+        if cached:
+            blocks.append(Bullets(cached))
         limited = [f"`{s.level}`: {n}" for s in levels for n in s.client_notes]
         if limited:
             blocks.append(Bullets(limited))

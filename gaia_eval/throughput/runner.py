@@ -14,6 +14,7 @@ from typing import Any
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.throughput.client import Endpoint, StreamClient
 from gaia_eval.throughput.load import LevelPlan, LevelRun, run_level
+from gaia_eval.throughput.metrics import Tokenizer
 from gaia_eval.throughput.record import StreamRecord
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -23,7 +24,10 @@ _KEEP_METRICS = re.compile(
     r"^(llamacpp|vllm):(prompt_tokens_total|tokens_predicted_total|generation_tokens_total|"
     r"kv_cache_usage_ratio|kv_cache_usage_perc|gpu_cache_usage_perc|kv_cache_tokens|"
     r"requests_processing|requests_deferred|num_requests_running|num_requests_waiting|"
-    r"n_decode_total|prompt_seconds_total|tokens_predicted_seconds_total)$"
+    r"n_decode_total|prompt_seconds_total|tokens_predicted_seconds_total|"
+    # Prompt tokens served from the server's cache: a re-run answered from it is not a
+    # measurement of prefill (the suite warns when most of a level's prompt was cached).
+    r"prompt_tokens_cached_total|prefix_cache_hits_total|prefix_cache_queries_total)$"
 )
 
 
@@ -159,6 +163,40 @@ def context_size(target: Target) -> int | None:
     return None
 
 
+def server_tokenizer(target: Target) -> Tokenizer | None:
+    """The server's own token counter, where it has one (llama.cpp's POST /tokenize), so
+    each chunk's tokens are counted, not guessed; None when it has none. Used after a
+    level, never while one is timed; counts are cached by text."""
+    import httpx
+
+    url = target.origin + "/tokenize"
+
+    def ask(text: str) -> int | None:
+        try:
+            resp = httpx.post(
+                url, json={"content": text}, timeout=_SCRAPE_TIMEOUT_S, trust_env=False
+            )
+            tokens = resp.json().get("tokens") if resp.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return len(tokens) if isinstance(tokens, list) else None
+
+    if ask("hello world") is None:
+        return None
+    cache: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        if text not in cache:
+            n = ask(text)
+            if n is None:
+                msg = f"{url} stopped answering while chunk tokens were counted"
+                raise InfrastructureError(msg)
+            cache[text] = n
+        return cache[text]
+
+    return count
+
+
 def scrape_metrics(target: Target) -> dict[str, float] | None:
     """The kept /metrics families, summed over labels; None when the server has none."""
     import httpx
@@ -182,6 +220,22 @@ def scrape_metrics(target: Target) -> dict[str, float] | None:
         with contextlib.suppress(ValueError):
             out[name] = out.get(name, 0.0) + float(value)
     return out
+
+
+def cache_notes(delta: dict[str, float]) -> list[str]:
+    """A warning when most of a level's prompt tokens came from the server's cache (its
+    TTFT then measures a cache hit, not prefill)."""
+    cached = sum(v for k, v in delta.items() if k.endswith("prompt_tokens_cached_total"))
+    prompt = sum(v for k, v in delta.items() if k.endswith(":prompt_tokens_total"))
+    hits = sum(v for k, v in delta.items() if k.endswith("prefix_cache_hits_total"))
+    queries = sum(v for k, v in delta.items() if k.endswith("prefix_cache_queries_total"))
+    share = max(cached / max(prompt, cached) if cached else 0.0, hits / queries if queries else 0.0)
+    if share > 0.5:
+        return [
+            f"{share:.0%} of the level's prompt tokens came from the server's prompt cache: "
+            "its TTFT measures cache hits, not prefill"
+        ]
+    return []
 
 
 def metrics_delta(

@@ -48,6 +48,9 @@ class Behaviour:
     """Content chunks to send."""
     tokens_per_chunk: int = 1
     """Tokens each content chunk carries (its text has that many words)."""
+    token_pattern: str = ""
+    """Tokens per content chunk as a cycle, e.g. `1.3.1.1.2` (overrides tokens_per_chunk):
+    a server that sends a varying number of tokens per chunk."""
     gap_ms: float = 0.0
     """Delay between content chunks."""
     reasoning: int = 0
@@ -66,6 +69,7 @@ PRESETS: dict[str, Behaviour] = {
     "steady": Behaviour(ttft_ms=50, gap_ms=10, chunks=20),
     "slow-start": Behaviour(ttft_ms=400, gap_ms=10, chunks=10),
     "multi-token": Behaviour(ttft_ms=40, gap_ms=60, chunks=6, tokens_per_chunk=3),
+    "varied-tokens": Behaviour(ttft_ms=30, gap_ms=15, chunks=20, token_pattern="1.3.1.1.2"),
     "no-usage": Behaviour(ttft_ms=30, gap_ms=15, chunks=8, usage=False),
     "no-role": Behaviour(role_first=False, ttft_ms=30, gap_ms=10, chunks=8),
     "reasoning": Behaviour(ttft_ms=30, gap_ms=10, chunks=6, reasoning=4),
@@ -125,6 +129,14 @@ def _pieces(text: str, n: int) -> list[str]:
     n = max(1, min(n, len(text)))
     bounds = [round(i * len(text) / n) for i in range(n + 1)]
     return [text[bounds[i] : bounds[i + 1]] for i in range(n)]
+
+
+def _tokens_of(beh: Behaviour, content_index: int) -> int:
+    """Tokens the content chunk at `content_index` carries."""
+    if not beh.token_pattern:
+        return beh.tokens_per_chunk
+    cycle = [int(x) for x in beh.token_pattern.split(".")]
+    return cycle[max(0, content_index) % len(cycle)]
 
 
 def _words(start: int, n: int) -> str:
@@ -227,6 +239,14 @@ class StubServer:
         elif req.method == "GET" and path == "/props":
             body = {"default_generation_settings": {"n_ctx": 4096}, "build_info": "stub"}
             writer.write(_plain(200, json.dumps(body).encode()))
+        elif req.method == "POST" and path == "/tokenize":
+            # llama.cpp's endpoint: the stub's tokens are its words (" w12" is one token).
+            try:
+                text = str(json.loads(req.body or b"{}").get("content", ""))
+            except (ValueError, AttributeError):
+                text = ""
+            tokens = list(range(len(text.split())))
+            writer.write(_plain(200, json.dumps({"tokens": tokens}).encode()))
         elif req.method == "GET" and path == "/stub/log":
             writer.write(_plain(200, json.dumps(list(self.stats.log)).encode()))
         elif req.method == "POST" and path == "/stub/reset":
@@ -347,10 +367,11 @@ class StubServer:
                     await asyncio.sleep(3600)
                     return False
                 out += _chunk(b'data: {"choices": [{"delta": {"content": "x"\n\n')
-            text = _words(generated, beh.tokens_per_chunk)
+            k = _tokens_of(beh, content_index)
+            text = _words(generated, k)
             if answer is not None and kind == "content":
                 text = answer[content_index]
-            generated += beh.tokens_per_chunk
+            generated += k
             event = fmt.delta(text, reasoning=kind == "reasoning")
             if immediate:
                 out += _chunk(event)
@@ -361,7 +382,7 @@ class StubServer:
                 await asyncio.sleep(delay)
             out += _chunk(event)
             writer.write(bytes(out))
-            sends.append([time.monotonic_ns(), kind, beh.tokens_per_chunk])
+            sends.append([time.monotonic_ns(), kind, k])
             out.clear()
         self.stats.generated_tokens += generated
         out += _chunk(fmt.finish(prompt_tokens, generated, beh.usage and want_usage))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -32,6 +32,8 @@ class BenchConfig:
     timeout_s: float = 600.0
     tokenizer: Tokenizer | None = None
     tokenizer_spec: str | None = None
+    slo: dict[str, float] = field(default_factory=dict)
+    """Service-level objectives (ttft_ms, tpot_ms, e2e_ms) a request meets for goodput."""
 
 
 class BenchmarkSuite(Suite):
@@ -46,6 +48,7 @@ class BenchmarkSuite(Suite):
         self._target: Any = None
         self._requests: list[bytes] = []
         self._ctx_size: int | None = None
+        self._tokenizer: Tokenizer | None = None
 
     def header_fields(self) -> HeaderFields:
         c = self.config
@@ -57,6 +60,7 @@ class BenchmarkSuite(Suite):
                 "warmup": c.warmup,
                 "timeout_s": c.timeout_s,
                 "tokenizer": c.tokenizer_spec,
+                "slo": c.slo or None,
                 "repeats": c.repeats,
             },
         )
@@ -102,13 +106,22 @@ class BenchmarkSuite(Suite):
         from gaia_eval.throughput.client import StreamClient
 
         builder = StreamClient(target.endpoint)
+        import secrets
+
+        nonce = secrets.token_hex(4)  # a fresh prompt per run: no answer from its cache
         self._requests = [
-            builder.build_request(request_body(item, api, target.model))
+            builder.build_request(request_body(item, api, target.model, nonce))
             for item in c.workload.items
         ]
         warm = runner.warmup(target, self._requests, c.warmup, c.timeout_s)
         self._ctx_size = runner.context_size(target)
+        # Each chunk's tokens counted by the server's own tokenizer where it has one
+        # (--tokenizer wins): otherwise a usage total split over chunks is only a guess.
+        self._tokenizer = c.tokenizer or runner.server_tokenizer(target)
+        counter = c.tokenizer_spec or ("server /tokenize" if self._tokenizer else None)
         ctx.setup["server"] = {
+            "chunk_token_counter": counter,
+            "prompt_nonce": nonce,
             "endpoint": target.endpoint.url,
             "api": api,
             "model": target.model,
@@ -169,10 +182,12 @@ class BenchmarkSuite(Suite):
             plan=plan,
             run=run,
             workload=self.config.workload,
-            tokenizer=self.config.tokenizer,
+            tokenizer=self._tokenizer,
+            slo=self.config.slo,
         )
         result.stats.server_ctx_size = ctx_size
         result.stats.server_metrics = runner.metrics_delta(before, after)
+        result.stats.server_notes = runner.cache_notes(result.stats.server_metrics)
         result.stats.peak_memory_gb = round(peak / 2**30, 4) if peak else None
         return result
 
