@@ -602,6 +602,13 @@ def bench_scrub(session: nox.Session) -> None:
     session.run("python", "-m", "gaia_eval.bench.scrub", *session.posargs)
 
 
+@nox.session(default=False)
+def view(session: nox.Session) -> None:
+    """Every run in a browser: `-- eval/results` serves on 127.0.0.1, `--static OUT` writes."""
+    _install(session)
+    session.run("gaia-eval", "view", *session.posargs)
+
+
 # ---- bench, sanitize, schema ----------------------------------------------------------
 
 

@@ -80,3 +80,21 @@ class ScrubStream:
     def feed(self, data: bytes) -> bytes: ...
     def finish(self) -> bytes: ...
     def take_findings(self) -> list[tuple[str, int, int]]: ...
+
+# ---- resample ----
+def paired_bootstrap(
+    baseline: npt.NDArray[np.float64],
+    current: npt.NDArray[np.float64],
+    clusters: npt.NDArray[np.int64] | None,
+    resamples: int,
+    seed: int,
+    confidence: float,
+    bca: bool,
+) -> tuple[float, float, float]: ...
+def paired_sign_flip(
+    baseline: npt.NDArray[np.float64],
+    current: npt.NDArray[np.float64],
+    clusters: npt.NDArray[np.int64] | None,
+    resamples: int,
+    seed: int,
+) -> tuple[float, float]: ...

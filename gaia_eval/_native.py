@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -466,3 +466,114 @@ class Scrubber:
     def stream(self) -> ScrubStream:
         """A new streaming scrubber with this configuration."""
         return ScrubStream(self)
+
+
+# ---- resample --------------------------------------------------------------------------
+# Paired resampling of mean(current - baseline) over items, defined so a pure-Python oracle
+# reproduces it bit for bit (csrc/core/resample.hpp has the full definition): a splitmix64
+# generator seeded with `seed`, indices by multiply-shift, 64 signs per draw, top bit first.
+# With `clusters` (an item index per row, 0 .. k-1 without gaps) an item's repeats stay
+# together: each item contributes the mean of its rows' differences, and items (not rows)
+# are resampled, so run-to-run noise of one item is not counted as more items.
+
+MAX_RESAMPLES = 10_000_000
+
+
+class PairedInterval(NamedTuple):
+    estimate: float
+    """mean(current - baseline) over items."""
+    low: float
+    high: float
+
+
+class PairedTest(NamedTuple):
+    estimate: float
+    """mean(current - baseline) over items."""
+    p_value: float
+    """Two-sided: (1 + resamples at least as extreme) / (1 + resamples)."""
+
+
+def _paired_arrays(
+    baseline: Sequence[float] | Float64Array,
+    current: Sequence[float] | Float64Array,
+    clusters: Sequence[int] | Int64Array | None,
+    resamples: int,
+    seed: int,
+) -> tuple[Float64Array, Float64Array, Int64Array | None]:
+    if isinstance(resamples, bool) or not isinstance(resamples, int):
+        msg = f"resamples must be an int, not {type(resamples).__name__}"
+        raise TypeError(msg)
+    if not 1 <= resamples <= MAX_RESAMPLES:
+        msg = f"resamples must be within [1, {MAX_RESAMPLES}], got {resamples}"
+        raise ValueError(msg)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        msg = f"seed must be an int within [0, 2**64), got {seed!r}"
+        raise ValueError(msg)
+    arrays: list[Float64Array] = []
+    for name, values in (("baseline", baseline), ("current", current)):
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            msg = f"{name} must be numbers: {err}"
+            raise ValueError(msg) from None
+        if arr.ndim != 1:
+            msg = f"{name} must be 1-dimensional, got {arr.ndim} dimensions"
+            raise ValueError(msg)
+        if arr.size == 0:
+            msg = f"{name} must not be empty"
+            raise ValueError(msg)
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            msg = f"{name}[{int(bad[0])}] is not a finite number ({arr[bad[0]]})"
+            raise ValueError(msg)
+        arrays.append(np.ascontiguousarray(arr))
+    if arrays[0].size != arrays[1].size:
+        msg = (
+            f"current has {arrays[1].size} values but baseline has {arrays[0].size}; "
+            "they must be paired (equal lengths)"
+        )
+        raise ValueError(msg)
+    groups: Int64Array | None = None
+    if clusters is not None:
+        groups = np.ascontiguousarray(np.asarray(clusters, dtype=np.int64))
+        if groups.shape != arrays[0].shape:
+            msg = f"clusters has {groups.size} entries but baseline has {arrays[0].size}"
+            raise ValueError(msg)
+    return arrays[0], arrays[1], groups
+
+
+def paired_bootstrap(
+    baseline: Sequence[float] | Float64Array,
+    current: Sequence[float] | Float64Array,
+    *,
+    clusters: Sequence[int] | Int64Array | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: Literal["percentile", "bca"] = "percentile",
+) -> PairedInterval:
+    """Bootstrap interval of mean(current - baseline) over items: the percentile interval,
+    or BCa (bias-corrected and accelerated) from the same resamples."""
+    if not 0 < confidence < 1:
+        msg = f"confidence must be within (0, 1), got {confidence}"
+        raise ValueError(msg)
+    if method not in ("percentile", "bca"):
+        msg = f"method must be 'percentile' or 'bca', got {method!r}"
+        raise ValueError(msg)
+    a, b, groups = _paired_arrays(baseline, current, clusters, resamples, seed)
+    return PairedInterval(
+        *_core.paired_bootstrap(a, b, groups, resamples, seed, confidence, method == "bca")
+    )
+
+
+def paired_sign_flip(
+    baseline: Sequence[float] | Float64Array,
+    current: Sequence[float] | Float64Array,
+    *,
+    clusters: Sequence[int] | Int64Array | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> PairedTest:
+    """Two-sided sign-flip permutation test of mean(current - baseline) = 0 over items."""
+    a, b, groups = _paired_arrays(baseline, current, clusters, resamples, seed)
+    return PairedTest(*_core.paired_sign_flip(a, b, groups, resamples, seed))

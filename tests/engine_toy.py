@@ -1,12 +1,10 @@
-"""A toy suite on the engine, for the engine's own tests: items come from a JSON file
-{id: {"value": float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}}, so a test decides
-what each item does (tests/engine_toy_process.py runs it as a process)."""
+"""A toy suite for the engine's tests (engine_toy_process.py runs it): a JSON file {id: {"value":
+float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}} says what each item does."""
 
 from __future__ import annotations
 
 import errno
 import json
-import os
 import time
 from pathlib import Path
 
@@ -31,11 +29,13 @@ class ToySummary(BaseModel):
 
 class ToySuite(Suite):
     name, title, item_model = "toy", "Toy suite", ToyResult
+    concurrent_items = True
     gate = GateRules(
         metrics=(MetricRule("mean", absolute=0.02, widen_items=1.5),),
         checks=(CheckRule("passed"),),
         read_metrics=lambda e: {"mean": Metric(e.summary["mean"], e.summary["n"])},
         read_checks=lambda e: {(r.id, "passed"): r.result["passed"] for r in e.items if r.result},
+        item_fields=("value",),  # compared per item beside the default, the checks
     )
     report = Report(
         headline=lambda e: [("mean", fmt(e.summary["mean"]))],
@@ -64,7 +64,7 @@ class ToySuite(Suite):
         if do == "infra":
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
         if do == "disk-full":  # what a write into a full disk raises
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ctx.out_dir / item.id))
+            raise OSError(errno.ENOSPC, "No space left on device", str(ctx.out_dir / item.id))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
         v = float(item.payload.get("now", item.payload["value"]))
@@ -76,8 +76,4 @@ class ToySuite(Suite):
         return ToySummary(n=len(vals), mean=sum(vals) / len(vals) if vals else None)
 
 
-register_suite(
-    SuiteEntry(
-        "toy", "engine_toy:ToySuite", "toy suite for engine tests", options="engine_toy_process"
-    )
-)
+register_suite(SuiteEntry("toy", "engine_toy:ToySuite", "for tests", options="engine_toy_process"))

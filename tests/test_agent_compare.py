@@ -62,9 +62,13 @@ def test_compare_exit_codes_and_buckets(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 0 and "only_in_baseline: s3" in out and "missing from the current run" in out
     assert _compare(capsys, base, miss, "--require-complete")[0] == 2
 
-    # a filtered run lists the rest as not run, never as missing
-    code, out = _compare(capsys, base, filt, "--require-complete")
+    # a filtered run lists the rest as not run; --require-complete fails on them all the
+    # same (a scenario missing for any reason), with the documented exit 2
+    code, out = _compare(capsys, base, filt)
     assert code == 0 and "not_run: s2, s3" in out and "filtered" in out
+    code, out = _compare(capsys, base, filt, "--require-complete")
+    assert code == 2 and "not_run: s2, s3" in out
+    assert "s2: not run (filtered current run) (--require-complete)" in out
 
     # another agent model: not comparable, from the scorecard or from a meta.json beside it
     assert _compare(capsys, base, other)[0] == 3

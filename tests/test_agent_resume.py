@@ -58,7 +58,7 @@ def test_outage_stops_and_resume_merges(tmp_path: Path, capsys: pytest.CaptureFi
     world = _world()
     world.outage["s2"] = (429, "usage limit reached; your limit resets at 14:00 UTC.")
     with serve(world) as url:
-        code = run(url, scen, out)
+        code = run(url, scen, out, "--jobs", "1")  # serial: later scenarios NOT_RUN
         err = capsys.readouterr().err
         assert code == 3
         assert f"driver openai:{url}#driver-m" in err  # the backend
@@ -91,7 +91,7 @@ def test_credential_rejected_by_a_400_is_an_outage(tmp_path: Path) -> None:
     scen = write(tmp_path / "sc", [scenario("c1"), scenario("c2")])
     world = World(judge={"c1": [{"status": 400, "body": "invalid x-api-key"}]})
     with serve(world) as url:
-        assert run(url, scen, tmp_path / "out") == 3
+        assert run(url, scen, tmp_path / "out", "--jobs", "1") == 3
     assert statuses(tmp_path / "out") == {"c1": "INFRA_ERROR", "c2": "NOT_RUN"}
 
 
@@ -141,3 +141,21 @@ def test_agent_model_mismatch_is_discarded(tmp_path: Path) -> None:
     row = next(r for r in card(tmp_path / "out")["scenarios"] if r["id"] == "m2")
     assert "someone-else" in row["reason"] and "discarded" in row["reason"]
     assert set(statuses(tmp_path / "none").values()) == {"INFRA_ERROR"}
+
+
+def test_jobs_4_equals_jobs_1_scenario_for_scenario(tmp_path: Path) -> None:
+    scen = _scenarios(tmp_path)
+    cards, results = {}, {}
+    with serve(_world()) as url:
+        for jobs in ("1", "4"):
+            out = tmp_path / f"run{jobs}"
+            assert run(url, scen, out, "--jobs", jobs) == 0
+            cards[jobs] = _stable(card(out))
+            results[jobs] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert cards["4"] == cards["1"]
+    ids = [r["id"] for r in results["1"]["items"]]
+    assert [r["id"] for r in results["4"]["items"]] == ids and len(ids) == 4
+    assert [r["status"] for r in results["4"]["items"]] == [
+        r["status"] for r in results["1"]["items"]
+    ]
+    assert results["4"]["header"]["concurrency"]["jobs"] == 4

@@ -41,6 +41,7 @@ def run(
     repeats: int = 1,
     fence: bool = False,
     full_access: bool = False,
+    jobs: int | None = None,
 ) -> runloop.RunOutcome:
     """One engine run, configured as `gaia-eval code run --harness replay --replay X` is
     (with `--fence` / `--full-access` when asked)."""
@@ -59,7 +60,7 @@ def run(
         work_root=out.parent / f"{out.name}-work",
         harness_settings={"replay_sha": scripts_digest(scripts)},
     )
-    req = RunRequest(command="test", argv=["code", "run"], out=out)
+    req = RunRequest(command="test", argv=["code", "run"], out=out, jobs=jobs)
     return runloop.run(CodeBenchSuite(cfg), req)
 
 
@@ -189,6 +190,29 @@ def test_repeats_are_items_of_their_own(tmp_path: Path) -> None:
     s = summary(env)
     assert (s.tasks, s.distinct_tasks, s.solved, s.solved_by_repeat) == (2, 1, 2, [1, 1])
     assert (tmp_path / "run" / "r2" / "generate-class" / "transcript.json").is_file()
+
+
+def test_jobs_4_equals_jobs_1_attempt_for_attempt(tmp_path: Path) -> None:
+    """Repeats of one task share its untouched run; four attempts in flight at once grade
+    exactly as one after another (the replay agent: grading is the shared part)."""
+    ref = load_replay(named_replays()["reference"])
+    scripts = {"generate-class": ref["generate-class"]}
+    envs = {
+        jobs: run(
+            tmp_path / f"run{jobs}", scripts, tasks=["generate-class"], repeats=4, jobs=jobs
+        ).envelope
+        for jobs in (1, 4)
+    }
+
+    def stable(env: Envelope) -> list[tuple[str, Any, Any]]:
+        return [
+            (i, r.solved, r.model_dump(mode="json", exclude={"seconds", "tries"}))
+            for i, r in items(env).items()
+        ]
+
+    assert stable(envs[4]) == stable(envs[1])
+    assert [r.id for r in envs[4].items] == [r.id for r in envs[1].items]
+    assert summary(envs[4]).solved == 4
 
 
 @pytest.mark.parametrize(

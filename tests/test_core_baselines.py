@@ -122,14 +122,14 @@ def test_baselines_command_lists_them(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     for b in baselines.available():
         assert b.ref in out
-    assert "gaia-eval retrieval --component rag --gate pr" in out
+    assert "gaia-eval retrieval --component rag --suite pr --gate pr" in out
     assert "embedder onnx:all-MiniLM-L6-v2-int8" in out
     # every row says the command that takes it, and what the run was
     for line in out.splitlines()[: len(baselines.available())]:
         use = line.split()[1]
         assert use == "gaia-eval", line
         assert "suite " in line, line
-    assert "gaia-eval memory --gate pr" in out
+    assert "gaia-eval memory --suite pr --gate pr" in out
     assert "suite pr, embedder hash" in out.split("builtin:memory/pr")[1].splitlines()[0]
     assert main(["baselines", "--suite", "code-retrieval", "--paths"]) == 0
     paths = capsys.readouterr().out.split()

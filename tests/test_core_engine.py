@@ -27,6 +27,7 @@ from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import load_envelope
 from gaia_eval.core.runloop import RunRequest, Shard, read_item_log
+from gaia_eval.core.stats import mean_interval, wilson
 from gaia_eval.core.suite import HeaderFields, RunContext
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -72,6 +73,21 @@ def test_run_writes_envelope_log_and_reports(tmp_path: Path) -> None:
     assert md.startswith("# Toy suite — t1") and "## Items" in md
     html = (tmp_path / "run" / "report.html").read_text()
     assert "<script" not in html and "<h2>Items</h2>" in html
+
+
+def test_headline_carries_each_item_metrics_interval_and_n(tmp_path: Path) -> None:
+    # 5 of 10 pass (value >= 0.5): the Wilson interval of 5/10; the values 0.0 .. 0.9 have
+    # the bootstrap interval of their mean, 0.45, which must straddle it.
+    _run(_items(tmp_path, _ten()), tmp_path / "run")
+    md = (tmp_path / "run" / "report.md").read_text()
+    low, high = wilson(5, 10)
+    assert (low, high) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert f"| passed | 0.500 | [{low:.3f}, {high:.3f}] | 10 |" in md
+    vlow, vhigh = mean_interval([i / 10 for i in range(10)], "continuous")
+    assert vlow < 0.45 < vhigh and vhigh - vlow > 0.2
+    assert f"| value | 0.450 | [{vlow:.3f}, {vhigh:.3f}] | 10 |" in md
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert "95% interval" in html and f"[{low:.3f}, {high:.3f}]" in html
 
 
 def test_crashed_item_fails_the_run_and_is_reported(tmp_path: Path) -> None:

@@ -92,11 +92,39 @@ def test_a_loop_inside_a_tracked_step_reports_to_that_line() -> None:
     assert all(not f.startswith("embedding") for f in frames)
 
 
-def test_nothing_is_drawn_when_the_stream_is_not_a_terminal() -> None:
+def test_a_quick_loop_off_a_terminal_prints_nothing() -> None:
     plain = io.StringIO()
     assert list(track(range(3), "indexing", stream=plain)) == [0, 1, 2]
     sub_progress(1, 2, "chunks embedded")  # no bar: a no-op
     assert plain.getvalue() == ""
+
+
+def test_off_a_terminal_a_plain_line_every_tenth_or_thirty_seconds() -> None:
+    """A CI log or `| tee`: no bar, no escape codes, lines appended, never redrawn."""
+    clock = _Clock()
+    log = io.StringIO()
+    for n in track(range(20), "suite toy", unit="question", stream=log, clock=clock):
+        clock.now += 60 if n == 5 else 1  # one slow item: 30 s without a tenth passing
+        if n == 5:
+            sub_progress(1, 2, "chunks embedded")
+    text = log.getvalue()
+    assert "\r" not in text and "\x1b" not in text
+    assert text.splitlines() == [
+        # nothing in the first 5 s; then the first line, whatever the tenth
+        "suite toy: 5/20 questions (25%) · 0:05 elapsed · ETA 0:15",
+        # the slow item: 30 s and more since the last line, with its inner progress
+        "suite toy: 5/20 questions (28%) · chunks embedded 1/2 · 1:05 elapsed · ETA 2:51",
+        # then one line per tenth passed, the last one at 100%
+        "suite toy: 6/20 questions (30%) · 1:05 elapsed · ETA 2:32",
+        "suite toy: 8/20 questions (40%) · 1:07 elapsed · ETA 1:40",
+        "suite toy: 10/20 questions (50%) · 1:09 elapsed · ETA 1:09",
+        "suite toy: 12/20 questions (60%) · 1:11 elapsed · ETA 0:47",
+        "suite toy: 14/20 questions (70%) · 1:13 elapsed · ETA 0:31",
+        "suite toy: 16/20 questions (80%) · 1:15 elapsed · ETA 0:19",
+        "suite toy: 18/20 questions (90%) · 1:17 elapsed · ETA 0:09",
+        "suite toy: 20/20 questions (100%) · 1:19 elapsed · ETA 0:00",
+    ]
+    assert not progress._active
 
 
 def test_the_description_is_scrubbed() -> None:

@@ -6,6 +6,7 @@ GAIA_EVAL_REQUIRE_CHROMIUM=1, so in CI a missing browser fails instead of skippi
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -107,3 +108,58 @@ def test_the_console_check_sees_errors(tmp_path: Path) -> None:
     page.write_text("<!DOCTYPE html><body><script>undefined_fn()</script></body>")
     messages = console_messages(page)
     assert any("undefined_fn is not defined" in m for m in messages)
+
+
+def _numbers(svg: str, anchor: str) -> list[float]:
+    """The numeric labels of an SVG with the given text-anchor (y ticks are end-anchored)."""
+    found = re.findall(
+        rf'<text x="[\d.]+" y="[\d.]+" text-anchor="{anchor}">([-\d.e+]+)</text>', svg
+    )
+    return [float(v) for v in found]
+
+
+def test_line_chart_has_round_y_ticks_and_a_legend_beside_the_plot() -> None:
+    svg = charts.lines(
+        {"sdk": [(1, 0.16), (5, 0.47), (20, 0.67)], "agent": [(1, 0.53), (5, 0.78)]},
+        x_label="k",
+        y_label="recall@k",
+    )
+    assert _numbers(svg, "end") == [0.0, 0.2, 0.4, 0.6, 0.8]  # covers the top value 0.78
+    # Every point sits left of the legend's column, so a legend never covers a line.
+    xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', svg)]
+    legend = [float(x) for x in re.findall(r'<text x="([\d.]+)" y="[\d.]+" fill=', svg)]
+    assert len(legend) == 2 and max(xs) < min(legend) - 20
+
+
+def test_histogram_has_a_y_axis_of_counts() -> None:
+    svg = charts.histogram([1, 2, 2, 3, 8, 9] * 3, bins=4, unit=" ms")
+    ticks = _numbers(svg, "end")
+    assert ticks[0] == 0 and ticks[-1] >= 9 and all(t == int(t) for t in ticks)
+    assert "count (n=18)" in svg
+
+
+def test_ticks_are_round_and_cover_the_range() -> None:
+    for hi in (0.07, 0.7818, 1.0, 3, 16.1, 52, 1234, 9.99e6):
+        ticks = charts.nice_ticks(0, hi)
+        assert ticks[0] == 0 and ticks[-1] >= hi and 2 <= len(ticks) <= 7
+        steps = {round(b - a, 9) for a, b in itertools.pairwise(ticks)}
+        assert len(steps) == 1
+
+
+def test_verdicts_have_colour_and_a_symbol_and_headings_no_backticks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gaia_eval.core.report import Para, Table
+
+    def sections(env: Envelope) -> list[Section]:
+        table = Table(["case", "status"], [["a", "pass"], ["b", "**FAIL**"]], caption="Cases")
+        return [Section("Dataset `repo_docs`", [Para("Gate **PASSED** against `x`."), table])]
+
+    monkeypatch.setattr(ToySuite, "report", Report(sections=sections))
+    html = render_html(ToySuite, _envelope())
+    assert '<td><span class="pass">\u2713 pass</span></td>' in html
+    assert '<td><span class="fail">\u2717 FAIL</span></td>' in html
+    assert '<strong><span class="pass">\u2713 PASSED</span></strong>' in html
+    assert "<h2>Dataset <code>repo_docs</code></h2>" in html
+    assert not re.search(r"<h[12]>[^<]*`", html)
+    assert "caption{caption-side:top;text-align:left" in html  # flush with its table

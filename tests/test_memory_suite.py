@@ -379,3 +379,30 @@ def test_full_is_never_gated_and_an_unreachable_model_is_unmeasured(
         assert main(argv) == 3
     (rec,) = _results(out)["items"]
     assert rec["status"] == "infra_error"
+
+
+def test_full_jobs_4_equals_jobs_1_scenario_for_scenario(tmp_path: Path) -> None:
+    scenario = tmp_path / "small.yaml"
+    scenario.write_text(SMALL, encoding="utf-8")
+    runs = {}
+    with serve(FakeLLM(answer=_fake_model)) as url:
+        for jobs in ("1", "4"):
+            out = tmp_path / f"full{jobs}"
+            argv = ["memory", "--suite", "full", "--model", f"openai:{url}#fake", "--judge",
+                    f"openai:{url}#judge", "--embedder", "hash", "--scenarios", str(scenario),
+                    "--repeats", "4", "--out", str(out), "--jobs", jobs]  # fmt: skip
+            assert main(argv) == 0
+            runs[jobs] = _results(out)
+
+    def stable(env: dict[str, Any]) -> list[Any]:
+        timeless = ("seconds", "latency", "timings")
+        return [
+            (r["id"], r["status"], {
+                k: v for k, v in r["result"].items() if not any(t in k for t in timeless)
+            })
+            for r in env["items"]
+        ]  # fmt: skip
+
+    assert stable(runs["4"]) == stable(runs["1"])
+    assert [r["id"] for r in runs["4"]["items"]] == [f"small#{i}" for i in range(1, 5)]
+    assert runs["4"]["header"]["concurrency"]["jobs"] == 4

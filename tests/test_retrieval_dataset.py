@@ -189,7 +189,27 @@ def test_quote_length_counts_collapsed_whitespace(tmp_path: Path) -> None:
     data = _dataset(tmp_path)
     # 24 characters as written, 20 after collapsing: accepted.
     data["questions"].append(_q(evidence=[{"quote": "abcde  fghij\n\n klmno   pq"}]))
+    (tmp_path / "a.txt").write_text(f"Intro. {QUOTE}. abcde fghij klmno pq.\n")
     load_dataset(_write(tmp_path, data))
+
+
+def test_every_problem_of_the_file_at_once_with_row_ids(tmp_path: Path) -> None:
+    """A schema error, a missing file and a quote that is not in its (text) document: one
+    load names all three, each with its field path and row id."""
+    data = _dataset(tmp_path)
+    del data["questions"][0]["answer_type"]
+    data["documents"].append({"id": "c", "path": "missing.txt"})
+    data["questions"].append(_q(evidence=[{"quote": "a sentence that is not in the document"}]))
+    msg = _error(tmp_path, data)
+    assert "invalid dataset (3 problems):" in msg
+    assert "questions[0].answer_type: Field required; add the field (question 'q-1')" in msg
+    assert "documents[2].path: file not found: " in msg and "(document 'c')" in msg
+    assert (
+        "questions[1].evidence[0].quote: question q-2, document a: evidence quote "
+        "'a sentence that is not in the document' is not in the document" in msg
+    )
+    del data["questions"][1], data["documents"][2]
+    assert "invalid dataset (1 problem):" in _error(tmp_path, data)
 
 
 def test_answer_type_must_be_known(tmp_path: Path) -> None:

@@ -296,6 +296,32 @@ def test_the_local_model_answers_for_real(tmp_path: Path, local_model: Any) -> N
         assert a.outcome == expected
 
 
+def test_jobs_4_equals_jobs_1_question_for_question(tmp_path: Path, server: _Scripted) -> None:
+    ds = _dataset(tmp_path)
+    envs = {}
+    for jobs in ("1", "4"):
+        out = tmp_path / f"answers{jobs}"
+        argv = [*RAG, "--dataset", str(ds), "--model", _spec(server), "--out", str(out)]
+        assert main([*argv, "--jobs", jobs]) == 0
+        envs[jobs] = _load(out)
+
+    def stable(env: Envelope) -> list[tuple[str, str, Any]]:
+        timeless = {"sdk_latency_s", "agent_latency_s"}
+        rows = []
+        for r in env.items:
+            res = {k: v for k, v in (r.result or {}).items() if k not in timeless}
+            if isinstance(res.get("answer"), dict):
+                res["answer"] = {k: v for k, v in res["answer"].items() if "latency" not in k}
+            rows.append((r.id, r.status, res))
+        return rows
+
+    assert stable(envs["4"]) == stable(envs["1"]) and len(envs["1"].items) == 7
+    conc = envs["4"].header.concurrency
+    assert conc is not None and conc.jobs == 4
+    (endpoint,) = conc.endpoints.values()  # the answer model's server, capped at --jobs
+    assert endpoint.cap == 4 and endpoint.requests >= 7
+
+
 def test_a_malformed_usage_block_is_an_outage_not_crashed_questions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

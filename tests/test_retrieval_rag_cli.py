@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from retrieval_rag_data import QUESTIONS, write_dataset
+from retrieval_rag_data import QUESTIONS, text_pdf, write_dataset
 
 from gaia_eval.cli.main import main
-from gaia_eval.core.results import Envelope, load_envelope
+from gaia_eval.core.results import ENVELOPE_SCHEMA, Envelope, load_envelope
 from gaia_eval.core.suite import legacy_converters
 from gaia_eval.retrieval.models import QuestionResult, RagResults, RagSetup, RagSummary
 from gaia_eval.retrieval.summary import questions, result_of
@@ -72,7 +72,7 @@ def test_a_user_retriever_runs_end_to_end(
     assert _summary(env).hard_cases is None
     assert RagSetup.model_validate(env.setup).system is not None
     raw = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert raw["schema"] == 1 and raw["kind"] == "gaia-eval/results"
+    assert raw["schema"] == ENVELOPE_SCHEMA and raw["kind"] == "gaia-eval/results"
     RagResults.model_validate(raw)  # the published schema's model reads it
     assert "recall@5" in raw["summary"]["datasets"][0]["summary"]["sdk"]
     assert len((tmp_path / "run" / "items.jsonl").read_text().splitlines()) == 5
@@ -180,12 +180,35 @@ def test_a_wrong_label_stops_the_run_naming_the_question(
     ds = write_dataset(tmp_path / "data", questions=bad)
     assert _run(tmp_path, "o", dataset=ds) == 2
     err = capsys.readouterr().err
-    assert "toy-003" in err
-    env = _load(tmp_path / "o")
-    assert env.header.complete is False
-    assert "toy-003" in env.header.errors[0]
-    assert env.items == []  # stopped before the first query
-    assert RagSetup.model_validate(env.setup).index("toy") is not None  # what set-up measured
+    # A text document's quotes are checked when the dataset loads, with its other problems:
+    # the file, the field path and the question, before anything ran.
+    assert f"{ds}: invalid dataset (1 problem):" in err
+    assert "questions[2].evidence[0].quote: question toy-003" in err
+    assert not (tmp_path / "o" / "results.json").exists()
+
+
+def test_wrong_labels_in_a_pdf_are_all_named_once_extracted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PDF's text is known only once extracted: its labels are checked before the first
+    query, every wrong one named with the dataset file, its field path and question."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "manual.pdf").write_bytes(text_pdf([["The valve opens at nine in the morning."]]))
+    wrong = {"answer": "x", "answer_type": "exact", "doc": "manual", "question": "When?"}
+    bad = [
+        *QUESTIONS,
+        {**wrong, "id": "pdf-1", "evidence": [{"quote": "The valve closes at noon every day"}]},
+        {**wrong, "id": "pdf-2", "evidence": [{"quote": "Nothing like this is in the PDF"}]},
+    ]
+    ds = write_dataset(folder, questions=bad, extra_docs={"manual": "manual.pdf"})
+    argv = [*RAG, "--dataset", str(ds), "--embedder", "hash", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2  # the reference system, which extracts the PDF
+    err = capsys.readouterr().err
+    assert f"{ds}: evidence not in its document (2 problems):" in err
+    assert "questions[5].evidence[0]: question pdf-1, document manual" in err
+    assert "questions[6].evidence[0]: question pdf-2, document manual" in err
+    assert _load(tmp_path / "o").items == []  # stopped before the first query
 
 
 def _edit(src: Path, dst: Path, fn: Any) -> Path:

@@ -288,3 +288,54 @@ def test_answers_check_the_canary_in_every_answer_and_history_is_not_resent(
     assert all(len(r["messages"]) == 2 for r in model.requests)
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "canary" in report.lower()
+
+
+def test_datasets_takes_xquad_lang_as_the_docs_name_it(
+    corpus: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest, cache = corpus
+    monkeypatch.setenv("GAIA_EVAL_CACHE", str(cache))
+    out = tmp_path / "run"
+    flags = ["--retrieval-only", "--datasets", "xquad-en,xquad-zh", "--no-scale", "--no-hard-cases"]
+    assert _full(manifest, out, *flags) == 0
+    summary = RagSummary.model_validate(_load(out).summary)
+    assert [d.dataset for d in summary.datasets] == ["xquad-en", "xquad-zh"]
+
+
+def test_pin_unverified_makes_the_full_suite_runnable_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped manifest has unverified entries, so --fetch-only and --offline exit 2
+    until they are pinned: --pin-unverified downloads and pins them (in the user's cache,
+    never the manifest), and every later run uses the pins and says it does."""
+    import json
+
+    from gaia_eval.retrieval.sources import PINNED_NOTE
+
+    files, layout = standin_files()
+    monkeypatch.setenv("GAIA_EVAL_CACHE", str(tmp_path / "cache"))
+    narrow = ["--datasets", "technical_docs", "--no-scale", "--no-hard-cases"]
+    with serve(files) as srv:
+        manifest = manifest_for(srv, layout, tmp_path / "sources.json")
+        data = json.loads(manifest.read_text())
+        for name in ("amd-cdna-3-white-paper.pdf", "amd-instinct-mi300x-data-sheet.pdf"):
+            data["sources"]["amd"]["files"][name].update(
+                sha256=None, bytes=None, unverified="vendor host"
+            )
+        manifest.write_text(json.dumps(data))
+        fetch = [*RAG, "--fetch-only", "--sources", str(manifest), *narrow]
+        assert main(fetch) == 2
+        assert "--pin-unverified" in capsys.readouterr().err
+        assert main([*fetch, "--pin-unverified"]) == 0
+        assert f"2 file(s) {PINNED_NOTE}" in capsys.readouterr().out
+    out = tmp_path / "run"
+    assert _full(manifest, out, "--retrieval-only", *narrow) == 0  # offline, no flag
+    assert f"corpus: 2 file(s) {PINNED_NOTE}" in capsys.readouterr().out
+    env = _load(out)
+    assert env.setup["pinned_corpus_files"] == [
+        "amd/amd-cdna-3-white-paper.pdf",
+        "amd/amd-instinct-mi300x-data-sheet.pdf",
+    ]
+    report = (out / "report.md").read_text()
+    trust = report.index("## Infrastructure and unmeasured")
+    assert trust < report.index(f"2 corpus file(s) {PINNED_NOTE}") < report.index("## Headline")

@@ -102,6 +102,25 @@ def test_interrupted_run_says_how_far_it_got() -> None:
     assert "## Dataset `toy` (3 questions of 5)" in text
 
 
+def test_a_run_stopped_before_any_question_shows_nothing_measured_not_zeros() -> None:
+    env = results(
+        [dataset([], total=5)],
+        complete=False,
+        errors=["Interrupted: the run received SIGINT"],
+        item_ids=[f"toy/q{i}" for i in range(5)],
+    )
+    env.header.interrupted = True
+    from gaia_eval.core.report import terminal_summary
+
+    said = "\n".join(terminal_summary(RagSuite, env))
+    assert "toy: sdk R@5 / MRR: – (nothing measured)" in said
+    assert "0.000" not in said and "(0 questions)" not in said
+    for text in (render_markdown(RagSuite, env), render_html(RagSuite, env)):
+        assert "0.000" not in text
+        assert "Nothing measured: no question of this dataset finished" in text
+        assert "(0 of 5 questions)" in text
+
+
 def test_clean_run_says_so() -> None:
     env = results([dataset([question("q1", 1, 1)])], hard_cases=None)
     text = render_markdown(RagSuite, env)

@@ -94,3 +94,22 @@ def test_by_tag_counts_each_tag_and_language() -> None:
     assert tags["pdf"].agent_recall_at_returned == 1.0
     assert tags["text"].questions == 1  # a repeated tag counts once
     assert tags["lang:en"].questions == 3
+
+
+def _oracle_ndcg(rs: list[int | None], k: int) -> float:
+    # One relevant chunk per question: the ideal DCG is 1, a hit at rank r gains 1/log2(r+1).
+    if not rs:
+        return 0.0
+    return round(sum(1 / math.log2(r + 1) for r in rs if r is not None and r <= k) / len(rs), 4)
+
+
+@given(ranks, st.integers(min_value=1, max_value=20))
+def test_ndcg_matches_oracle(rs: list[int | None], k: int) -> None:
+    assert scoring.ndcg_at(rs, k) == _oracle_ndcg(rs, k)
+
+
+def test_summary_reports_ndcg_at_10() -> None:
+    qs = [question(f"q{i}", r) for i, r in enumerate([1, 3, None, 12])]
+    sdk = scoring.summarize(qs).sdk
+    assert sdk.ndcg_at_10 == round((1 + 1 / 2) / 4, 4)
+    assert sdk.model_dump(by_alias=True)["ndcg@10"] == sdk.ndcg_at_10

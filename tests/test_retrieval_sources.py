@@ -198,3 +198,60 @@ def test_sha256_in_the_manifest_is_what_check_compares(tmp_path: Path) -> None:
         assert corpus.manifest.file("xquad", "xquad.en.json").sha256 == (
             hashlib.sha256(BODY).hexdigest()
         )
+
+
+def _unverified_sheet(tmp_path: Path, srv: Any) -> Path:
+    path = manifest_for(srv, LAYOUT, tmp_path / "sources.json")
+    data = json.loads(path.read_text())
+    data["sources"]["amd"]["files"]["sheet.pdf"].update(
+        sha256=None, bytes=None, unverified="host not reachable when it was pinned"
+    )
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_pin_unverified_downloads_once_pins_and_checks_later_runs(tmp_path: Path) -> None:
+    from gaia_eval.retrieval.sources import PINNED_NOTE
+
+    with serve({"x/en.json": BODY, "amd/sheet.pdf": SMALL}) as srv:
+        path = _unverified_sheet(tmp_path, srv)
+        cache = tmp_path / "cache"
+        # Without the flag it is refused, and the message names the flag that fixes it.
+        with pytest.raises(InvalidInputError, match="--pin-unverified"):
+            Corpus(load_manifest(path), cache).fetch([EN, SHEET])
+        assert srv.log == []
+        first = Corpus(load_manifest(path), cache, pin_unverified=True)
+        assert first.fetch([EN, SHEET])[SHEET].read_bytes() == SMALL
+        assert first.pinned == {SHEET}
+        pins = json.loads((cache / "pins.json").read_text())["pins"]
+        assert pins["amd/sheet.pdf"] == {
+            "url": srv.url("amd/sheet.pdf"),
+            "sha256": hashlib.sha256(SMALL).hexdigest(),
+            "bytes": len(SMALL),
+            "note": PINNED_NOTE,
+        }
+        assert 'sha256": null' in path.read_text()  # the manifest is never written
+        # A later run, flag or not, uses the pin: no download, and it says so.
+        n = len(srv.log)
+        later = Corpus(load_manifest(path), cache)
+        assert later.fetch([EN, SHEET], offline=True)[SHEET].read_bytes() == SMALL
+        assert later.pinned == {SHEET} and len(srv.log) == n
+        # ... and checks against it: a changed file is refused, naming the pin.
+        (cache / "amd" / "sheet.pdf").write_bytes(SMALL.upper())
+        with pytest.raises(InvalidInputError, match=r"its pin in .*pins\.json"):
+            Corpus(load_manifest(path), cache).check(SHEET)
+
+
+def test_a_pin_is_for_its_url_and_offline_never_pins(tmp_path: Path) -> None:
+    with serve({"x/en.json": BODY, "amd/sheet.pdf": SMALL, "amd/moved.pdf": SMALL}) as srv:
+        path = _unverified_sheet(tmp_path, srv)
+        cache = tmp_path / "cache"
+        with pytest.raises(InvalidInputError, match="no pin"):
+            Corpus(load_manifest(path), cache, pin_unverified=True).fetch([SHEET], offline=True)
+        assert srv.log == []
+        Corpus(load_manifest(path), cache, pin_unverified=True).fetch([SHEET])
+        data = json.loads(path.read_text())
+        data["sources"]["amd"]["files"]["sheet.pdf"]["url"] = srv.url("amd/moved.pdf")
+        path.write_text(json.dumps(data))
+        with pytest.raises(InvalidInputError, match="no pin"):
+            Corpus(load_manifest(path), cache).check(SHEET)

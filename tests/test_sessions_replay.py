@@ -105,7 +105,7 @@ def test_judge_outage_stops_the_run_and_resume_finishes_it(
     with serve(fake) as url:
         judge = f"openai:{url}/v1#judge"
         argv = ["sessions", "--claude-dir", claude, "--harness", "replay", "--replay",
-                "reference", "--judge-model", judge, "--out", str(out)]  # fmt: skip
+                "reference", "--judge-model", judge, "--out", str(out), "--jobs", "1"]  # fmt: skip
         assert main(argv) == 3
         err = capsys.readouterr()
         assert "--resume" in err.out + err.err
@@ -185,9 +185,25 @@ def test_repeats_judge_each_case_k_times_and_report_the_spread(tmp_path: Path):
     fake = FakeLLM([grader] * 4)
     out = tmp_path / "run"
     with serve(fake) as url:
-        argv = ["sessions", "--claude-dir", str(sessions_fixture.FIXTURE), "--limit", "2",
-                "--repeats", "2", "--harness", "replay", "--replay", "reference",
-                "--judge-model", f"openai:{url}/v1#judge", "--out", str(out)]  # fmt: skip
+        argv = [
+            "sessions",
+            "--claude-dir",
+            str(sessions_fixture.FIXTURE),
+            "--limit",
+            "2",
+            "--repeats",
+            "2",
+            "--harness",
+            "replay",
+            "--replay",
+            "reference",
+            "--judge-model",
+            f"openai:{url}/v1#judge",
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        ]  # fmt: skip  (the judge's scores are scripted in request order)
         assert main(argv) == 0
     card = json.loads((out / "scorecard.json").read_text())
     assert card["cases"] == 4
@@ -306,3 +322,32 @@ def test_a_local_model_run_records_the_server_and_says_it_is_a_plumbing_model(
     assert results["setup"]["local_model"]["note"] == LOCAL_NOTE
     report = (out / "report.md").read_text()
     assert "## Model" in report and report.index(LOCAL_NOTE) < report.index("## Headline")
+
+
+def test_jobs_4_equals_jobs_1_case_for_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    claude = str(sessions_fixture.FIXTURE)
+    ds = ["sessions", "--claude-dir", claude, "--dataset-only", "--out", str(tmp_path / "ds")]
+    assert main(ds) == 0
+    scripts = _scripts(tmp_path)
+    runs = {}
+    with serve(FakeLLM(answer=_grader)) as url:
+        for jobs in ("1", "4"):
+            out = tmp_path / f"run{jobs}"
+            code = main(
+                ["sessions", "--claude-dir", claude, "--harness", "replay", "--replay",
+                 str(scripts), "--judge-model", f"openai:{url}/v1#judge", "--out", str(out),
+                 "--jobs", jobs, "--repeats", "2"]
+            )  # fmt: skip
+            assert code == 0, capsys.readouterr()
+            runs[jobs] = json.loads((out / "results.json").read_text())
+
+    def stable(results: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        timeless = ("agent_seconds",)
+        return [
+            (r["id"], r["status"], {k: v for k, v in r["result"].items() if k not in timeless})
+            for r in results["items"]
+        ]
+
+    assert stable(runs["4"]) == stable(runs["1"]) and len(runs["1"]["items"]) == 6
+    assert runs["4"]["header"]["concurrency"]["jobs"] == 4
+    assert runs["1"]["summary"] == runs["4"]["summary"]

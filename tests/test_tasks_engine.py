@@ -195,6 +195,6 @@ def test_missing_judge_sdk_names_the_extra(
     )
     argv = ["tasks", "run", *REPLAY[:-1], "--judge-model", "anthropic:claude-x"]
     assert main([*argv, "--out", str(tmp_path / "run")]) == 2
-    assert "pip install 'gaia-eval[anthropic]'" in capsys.readouterr().err
+    assert "'anthropic>=0.30' (the [anthropic] extra)" in capsys.readouterr().err
     assert main(["tasks", "calibrate", "--judge-model", "anthropic:claude-x"]) == 2
-    assert "pip install 'gaia-eval[anthropic]'" in capsys.readouterr().err
+    assert "'anthropic>=0.30' (the [anthropic] extra)" in capsys.readouterr().err

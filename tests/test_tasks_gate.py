@@ -244,3 +244,53 @@ def test_expect_takes_shipped_names(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["tasks", "gate", str(tmp_path / "run"), "--expect", "builtin:tasks/nope"]) == 2
     err = capsys.readouterr().err
     assert "--expect 'builtin:tasks/nope': no such built-in baseline" in err
+
+
+def _subset(n: int) -> Scorecard:
+    """A run of only the first n tasks (`--tasks ...`), every one of them measured."""
+    c = card()
+    c.tasks, c.task_ids = c.tasks[:n], c.task_ids[:n]
+    return c
+
+
+def test_a_subset_of_the_expectations_tasks_is_named_and_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exp = propose([card(passed=1)])  # min_passed 0: a 1-task run meets every other bar
+    verdict = gate(_subset(1), exp)
+    assert _failed(verdict) == ["expectations_tasks"]
+    assert "1 of 4 tasks of the expectations ran; the gate holds for a run of all of them" in (
+        verdict.notes
+    )
+    assert gate(card(passed=1), exp).passed
+    _write(tmp_path / "run", _subset(1))
+    path = tmp_path / "exp.json"
+    write_json(path, exp.model_dump(mode="json", by_alias=True))
+    capsys.readouterr()
+    assert main(["tasks", "gate", str(tmp_path / "run"), "--expect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "gate FAILED" in out and "1 of 4 tasks of the expectations ran" in out
+    assert main(["tasks", "gate", str(tmp_path / "run"), "--expect", str(path), "--enforce"]) == 1
+
+
+def test_enforce_fails_an_incomplete_run_without_expectations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gaia_eval.core.runloop import write_outputs
+    from gaia_eval.tasks.results import cards_envelope
+    from gaia_eval.tasks.suite import TasksSuite
+
+    run = tmp_path / "run"
+    run.mkdir()
+    c = card(model="a-model-nobody-measured")
+    c.tasks = c.tasks[:3]  # stopped after three of its four tasks
+    env = cards_envelope([c])
+    assert not env.header.complete
+    write_outputs(TasksSuite, run, env)
+    capsys.readouterr()
+    assert main(["tasks", "gate", str(run), "--enforce"]) == 1
+    out = capsys.readouterr().out
+    assert "the run is incomplete, 3 of 4 tasks measured" in out and "not gated yet" not in out
+    # Report mode still reports, and says what is missing.
+    assert main(["tasks", "gate", str(run)]) == 0
+    assert "not gated yet" in (out := capsys.readouterr().out) and "only 3 of 4 tasks" in out

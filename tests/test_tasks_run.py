@@ -134,7 +134,7 @@ def test_unreachable_backend_stops_the_run_unmeasured_and_resumable(tmp_path: Pa
     harness = BuiltinHarness(spec, retries=1, backoff_s=0)
     cfg = _cfg(tmp_path, harness, ["02-bugfix", "21-qa"], model=spec.text)
     with pytest.raises(InfrastructureError) as info:
-        run(cfg, tmp_path / "run")
+        run(cfg, tmp_path / "run", jobs=1)  # serial: the second task never starts
     # After the first outage the run stops: the URL, the cause and the resume command.
     text = str(info.value)
     assert url in text and "unreachable" in text and "ConnectError" in text
@@ -156,7 +156,7 @@ def test_backend_outage_status_is_unmeasured_but_bad_request_is_failure(tmp_path
         harness = BuiltinHarness(spec, retries=1, backoff_s=0)
         cfg = _cfg(tmp_path, harness, ["b5-hang", "21-qa"], model=spec.text)
         with pytest.raises(InfrastructureError, match="outage \\(quota"):
-            run(cfg, tmp_path / "run")
+            run(cfg, tmp_path / "run", jobs=1)  # the replies are scripted in task order
     first, second = card(envelope(tmp_path / "run")).tasks
     assert first.error_kind == "failed" and first.passed is None
     assert "rejected the request" in (first.error or "")
@@ -169,6 +169,7 @@ def _two_tasks_on(url: str, tmp_path: Path) -> int:
             "tasks", "run", "--tasks", "21-qa,02-bugfix", "--no-judge",
             "--model", f"openai:{url}#m",
             "--out", str(tmp_path / "run"), "--work-root", str(tmp_path / "w"),
+            "--jobs", "1",  # serial: the outage stops the run before the second task
         ]
     )  # fmt: skip
 
@@ -430,7 +431,7 @@ def test_run_refuses_a_toolchain_without_pytest(
     argv = ["tasks", "run", "--harness", "replay", "--replay", "reference", "--no-judge"]
     assert main([*argv, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
-    assert "pytest" in err and "pip install 'gaia-eval[tasks]'" in err
+    assert "pytest" in err and "'pytest>=8' 'anthropic>=0.30' (the [tasks] extra)" in err
     assert not (tmp_path / "run").exists()  # refused before anything ran
 
 
@@ -474,6 +475,48 @@ def test_artifacts_are_scrubbed(tmp_path: Path) -> None:
     for name in ("transcript.json", "workspace.diff"):
         text = (folder / "21-qa" / name).read_text()
         assert secret not in text and "[REDACTED:sk]" in text, name
+
+
+def _by_step(body: dict[str, Any]) -> dict[str, Any]:
+    """The correct sequence, by how far this conversation is (any order of tasks)."""
+    steps = [
+        {"tool_calls": [("read_file", {"path": "toybox/dates.py"})]},
+        {"tool_calls": FIX_CALLS},
+        {"tool_calls": [("run_pytest", {})]},
+        {"content": "Fixed parse_updated; 4 tests pass."},
+    ]
+    done = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    return steps[min(done, len(steps) - 1)]
+
+
+def test_jobs_4_equals_jobs_1_task_for_task(tmp_path: Path) -> None:
+    import re
+
+    fake = FakeLLM(answer=_by_step)
+    envs = {}
+    with serve(fake) as url:
+        spec = parse_model_spec(f"openai:{url}/v1#fake-model")
+        for jobs in (1, 4):
+            cfg = _cfg(
+                tmp_path / str(jobs), BuiltinHarness(spec), ["02-bugfix"], model=spec.text,
+                repeats=4,
+            )  # fmt: skip
+            envs[jobs] = run(cfg, tmp_path / f"run{jobs}", jobs=jobs)
+
+    def stable(env: Any) -> list[tuple[str, str, dict[str, Any]]]:
+        rows = []
+        for rec in env.items:
+            res = dict(rec.result or {}, wall_seconds=None)
+            res["checks"] = [
+                dict(c, detail=re.sub(r" in [\d.]+s", "", c["detail"])) for c in res["checks"]
+            ]
+            rows.append((rec.id, rec.status, res))
+        return rows
+
+    assert stable(envs[4]) == stable(envs[1])
+    assert [r.id for r in envs[4].items] == ["02-bugfix", *(f"02-bugfix#r{i}" for i in (2, 3, 4))]
+    assert all(r.result and r.result["passed"] for r in envs[4].items)
+    assert envs[4].header.concurrency is not None and envs[4].header.concurrency.jobs == 4
 
 
 def test_an_oversized_tool_argument_is_not_run_kept_or_sent_back(tmp_path: Path) -> None:

@@ -306,6 +306,38 @@ def test_tokenizer_counts_when_the_server_sends_no_usage(stub: str, tmp_path: Pa
     assert res["header"]["settings"]["tokenizer"] == str(tok)
 
 
+def test_a_local_run_leads_with_the_plumbing_note(
+    stub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As every suite does: the note comes before any number, in the terminal and in the
+    report (it used to sit under "Server" near the bottom). The stub stands in for the
+    embedded server; the facts are what the local server records about itself."""
+    import dataclasses
+
+    from gaia_eval.llm.local_server import LOCAL_NOTE
+    from gaia_eval.throughput import runner
+
+    real = runner.resolve_target
+
+    def as_local(spec: str, *, slots: int | None = None) -> runner.Target:
+        facts = {"model": "smollm2-135m", "threads": 1, "note": LOCAL_NOTE}
+        return dataclasses.replace(real(spec, slots=slots), facts=facts)
+
+    monkeypatch.setattr(runner, "resolve_target", as_local)
+    code, res = _run(
+        tmp_path / "run", "--model", f"openai:{stub}/v1#custom:ttft_ms=5,gap_ms=1,chunks=6",
+        "--concurrency", "1", "--requests", "2", "--warmup", "0",
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out.splitlines()
+    first = next(i for i, line in enumerate(out) if "measured" in line)
+    assert out[first + 1].strip() == LOCAL_NOTE
+    report = (tmp_path / "run" / "report.md").read_text()
+    sections = [line for line in report.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Model" and report.count(LOCAL_NOTE) == 1
+    assert res["setup"]["local_model"]["note"] == LOCAL_NOTE
+
+
 def test_goodput_counts_the_requests_that_met_every_slo(stub: str, tmp_path: Path) -> None:
     # Every request of this stub takes ~30 ms to its first token and ~5 ms per token.
     model = f"openai:{stub}/v1#custom:ttft_ms=30,gap_ms=5,chunks=12"

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "arrays.hpp"
 #include "metrics.hpp"
 
 namespace py = pybind11;
@@ -12,29 +13,8 @@ namespace {
 
 using I64Array = py::array_t<int64_t, py::array::c_style>;
 
-// Accept only an int64 ndarray of the given rank: silently casting floats or object
-// arrays to ids would hide a caller's bug. Non-contiguous views are copied.
 I64Array int64_array(const py::handle& obj, const char* name, py::ssize_t ndim) {
-  if (!py::isinstance<py::array>(obj)) {
-    throw py::type_error(
-        std::string(name) + " must be a numpy.ndarray of int64, not " +
-        std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
-  }
-  const auto arr = py::reinterpret_borrow<py::array>(obj);
-  // Any native-order 8-byte signed integer dtype qualifies ('l' and 'q' both exist).
-  const py::dtype dt = arr.dtype();
-  if (dt.kind() != 'i' || dt.itemsize() != 8 || !dt.attr("isnative").cast<bool>()) {
-    throw py::type_error(std::string(name) + " must have dtype int64, not " +
-                         std::string(py::str(arr.dtype())));
-  }
-  if (arr.ndim() != ndim) {
-    throw py::value_error(std::string(name) + " must be " + std::to_string(ndim) +
-                          "-dimensional, got " + std::to_string(arr.ndim()) +
-                          " dimensions");
-  }
-  I64Array out = I64Array::ensure(arr);
-  if (!out) throw py::error_already_set();
-  return out;
+  return gaia::bind::typed_array<int64_t>(obj, name, ndim, 'i', "int64");
 }
 
 std::vector<int64_t> cutoffs(const py::handle& obj) {

@@ -8,6 +8,7 @@ void register_metrics(py::module_& m);
 void register_evidence(py::module_& m);
 void register_grep(py::module_& m);
 void register_scrub(py::module_& m);
+void register_resample(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "gaia_eval native core (private; use gaia_eval._native)";
@@ -16,4 +17,5 @@ PYBIND11_MODULE(_core, m) {
   register_evidence(m);
   register_grep(m);
   register_scrub(m);
+  register_resample(m);
 }

@@ -8,7 +8,8 @@ corpus_changed (either side skipped for a missing document), unmeasured (either 
 judged), not_run (outside a filtered current run), only_in_baseline, only_in_current.
 `time_regressed` (current elapsed more than twice the baseline's) is a separate flag, so
 it never hides a pass -> fail. A regression fails (and, with `--require-complete`, a
-baseline scenario missing or unmeasured now; otherwise those are warnings): the verdict's
+baseline scenario missing for any reason -- not run by a filter included -- or unmeasured
+now; otherwise those are warnings): the verdict's
 exit code is the engine's (core.gate.exit_code: 1), which `agent --compare` shows as the
 documented 2 (cli/agent.py, the one place of that alias).
 """
@@ -98,6 +99,10 @@ def compare(baseline: Path, current: Path, *, require_complete: bool = False) ->
         if c is None or (filtered and sid not in asked):
             if filtered and b is not None:
                 put("not_run", sid)
+                # Left out by a filter is still missing: --require-complete asks for every
+                # baseline scenario, whatever the reason it is not in the current run.
+                if require_complete:
+                    _incomplete(out, sid, "not run (filtered current run)", True)
                 continue
             put("only_in_baseline", sid)
             if b is not None and b.status in JUDGED:

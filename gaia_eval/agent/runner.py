@@ -59,18 +59,24 @@ class AgentConfig:
 
 
 class ScenarioRunner:
-    """Runs one scenario after another against the configured agent, each within its
-    effective timeout; a late agent is abandoned and closed at the end."""
+    """Runs scenarios against the configured agent, each within its effective timeout;
+    a late agent is abandoned and closed at the end. With --jobs several scenarios run at
+    once: each has an agent of its own."""
 
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
-        self._agent: ChatAgent | None = None
+        # One agent per scenario in flight (keyed by the scenario's thread; with --jobs
+        # items run on threads of their own), handed back to `_idle` for the next one.
+        self._agents: dict[int, ChatAgent] = {}
+        self._idle: list[ChatAgent] = []
         self._abandoned: list[ChatAgent] = []
+        self._lock = threading.Lock()
 
     def close(self) -> None:
-        if self._agent is not None:
-            self._abandoned.append(self._agent)
-            self._agent = None
+        with self._lock:
+            self._abandoned += [*self._agents.values(), *self._idle]
+            self._agents.clear()
+            self._idle.clear()
         for agent in self._abandoned:
             try:
                 agent.close()
@@ -79,9 +85,30 @@ class ScenarioRunner:
         self._abandoned.clear()
 
     def _agent_now(self) -> ChatAgent:
-        if self._agent is None:
-            self._agent = self.cfg.make_agent()
-        return self._agent
+        """This scenario's agent: made (or taken from the idle ones) on first use."""
+        me = threading.get_ident()
+        with self._lock:
+            agent = self._agents.get(me)
+            if agent is None and self._idle:
+                agent = self._agents[me] = self._idle.pop()
+        if agent is None:
+            agent = self.cfg.make_agent()
+            with self._lock:
+                self._agents[me] = agent
+        return agent
+
+    def _release_agent(self) -> None:
+        """The scenario is done: its agent (if not abandoned) waits for the next one."""
+        with self._lock:
+            agent = self._agents.pop(threading.get_ident(), None)
+            if agent is not None:
+                self._idle.append(agent)
+
+    def _abandon_agent(self) -> None:
+        with self._lock:
+            agent = self._agents.pop(threading.get_ident(), None)
+            if agent is not None:  # abandoned: its call may still be running
+                self._abandoned.append(agent)
 
     # ---- one scenario -----------------------------------------------------------------------
 
@@ -103,6 +130,7 @@ class ScenarioRunner:
             self._run(loaded, res, t0 + limit)
         finally:
             res.elapsed_s = round(time.monotonic() - t0, 3)
+            self._release_agent()
         return res
 
     def _bounded(self, fn: Callable[[], Any], deadline: float) -> Any:
@@ -123,9 +151,7 @@ class ScenarioRunner:
         t.start()
         t.join(left)
         if t.is_alive():
-            if self._agent is not None:  # abandoned: its call may still be running
-                self._abandoned.append(self._agent)
-                self._agent = None
+            self._abandon_agent()
             raise _Timeout
         if "error" in box:
             raise box["error"]

@@ -14,7 +14,7 @@ from gaia_eval.agent.scenarios import Loaded, in_tier
 from gaia_eval.agent.scorecard import build
 from gaia_eval.core.errors import InvalidInputError
 from gaia_eval.core.reach import Endpoint
-from gaia_eval.core.results import Envelope
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 
 
@@ -23,6 +23,8 @@ class AgentSuite(Suite):
     title: ClassVar[str] = "Agent scenarios"
     item_model = ScenarioResult
     item_noun: ClassVar[str] = "scenario"
+    # One agent process per scenario in flight (ScenarioRunner), its own driver usage.
+    concurrent_items: ClassVar[bool] = True
 
     gate = GATE
     report = REPORT
@@ -30,6 +32,18 @@ class AgentSuite(Suite):
     def __init__(self, cfg: AgentConfig) -> None:
         self.cfg = cfg
         self._runner = ScenarioRunner(cfg)
+
+    def default_jobs(self) -> int:
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.cfg.agent_model)
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        """The driver's cost (for --budget-usd); None when unknown."""
+        usage = (record.result or {}).get("driver_usage") or {}
+        cost = usage.get("cost_usd")
+        return float(cost) if isinstance(cost, int | float) else None
 
     # ---- configuration --------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from gaia_eval.agents.gateway_usage import Usage, UsageReader
+from gaia_eval.core import limits
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.core.reach import Endpoint, unreachable
 
@@ -235,19 +236,28 @@ class _Handler(BaseHTTPRequestHandler):
         target = parts.path.rstrip("/") + path
         cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = cls(parts.hostname or HOST, parts.port, timeout=self.server.timeout_s)
-        try:
-            conn.request(self.command, target, body=body if body else None, headers=headers)
-            reply = conn.getresponse()
-        except (OSError, http.client.HTTPException) as err:
-            conn.close()
-            self.server.ledger.add(Call(tag, path, 502, "unreachable", None))
-            why = f"upstream {up.url} unreachable: {type(err).__name__}"
-            self._json(502, {"error": {"type": UNREACHABLE, "message": why}})
-            return
-        try:
-            self._relay(reply, tag, path)
-        finally:
-            conn.close()
+        # The upstream's one limiter: every route of every worker shares its cap, and a
+        # 429 / Retry-After one of them gets holds the others back too.
+        lim = limits.limiter(up.url)
+        with lim.slot():
+            try:
+                conn.request(self.command, target, body=body if body else None, headers=headers)
+                reply = conn.getresponse()
+            except (OSError, http.client.HTTPException) as err:
+                conn.close()
+                self.server.ledger.add(Call(tag, path, 502, "unreachable", None))
+                why = f"upstream {up.url} unreachable: {type(err).__name__}"
+                self._json(502, {"error": {"type": UNREACHABLE, "message": why}})
+                return
+            after = limits.retry_after_s(reply.getheader("Retry-After"))
+            if limits.is_throttle(reply.status, after):
+                lim.throttled(after)
+            elif reply.status < 400:
+                lim.ok()
+            try:
+                self._relay(reply, tag, path)
+            finally:
+                conn.close()
 
     def _refuse(self, status: int, why: str) -> None:
         tag, path = split_tag(self.path)

@@ -11,7 +11,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 
-from gaia_eval.core.extras import has_module
+from gaia_eval.core.extras import has_module, install_hint
 from gaia_eval.llm.preflight import ANTHROPIC_KEYS, model_endpoints, model_needs
 from gaia_eval.llm.spec import ModelSpec
 
@@ -40,7 +40,7 @@ def missing(
     if toolchain and not has_module("pytest"):
         out.append(
             f"pytest in {sys.executable}, which every harness's toolchain and the checks run: "
-            "pip install 'gaia-eval[tasks]'"
+            f"{install_hint('tasks')}"
         )
     if harness == "claude-code" and shutil.which(claude_bin) is None:
         out.append(

@@ -13,13 +13,15 @@ from __future__ import annotations
 AREAS: tuple[str, ...] = (
     "embed",
     "embed_cache",
+    "engine",
     "evidence",
     "grep",
     "metrics",
     "scrub",
     "throughput",
+    "view",
 )
 """The bench areas, in the order `gaia-eval bench` runs them."""
 
-HELPERS: tuple[str, ...] = ("common", "models", "trec")
+HELPERS: tuple[str, ...] = ("_model_server", "common", "models", "trec")
 """Modules of this package that areas (or tests) import: never run as areas."""

@@ -39,3 +39,30 @@ def time_interleaved(
             fn()
             samples[name].append(time.perf_counter() - t0)
     return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def ratio_rows(case: str, medians: dict[str, float], note: str, others: str = "") -> list[BenchRow]:
+    """One row per implementation, each other one's median as a ratio to ours (the
+    `gaia_eval` row); `others` is appended to the note of the rows that are not ours."""
+    ours = next(m for name, m in medians.items() if name.startswith("gaia_eval"))
+    return [
+        BenchRow(
+            case=case,
+            impl=name,
+            median_s=median,
+            ratio=None if name.startswith("gaia_eval") else median / ours,
+            note=note if name.startswith("gaia_eval") or not others else f"{note}; {others}",
+        )
+        for name, median in medians.items()
+    ]
+
+
+def installed(module: str) -> bool:
+    """An optional anchor library can be imported (its rows are skipped otherwise)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True

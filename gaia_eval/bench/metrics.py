@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from gaia_eval import _native
 from gaia_eval.bench import trec
-from gaia_eval.bench.common import BenchRow, time_interleaved
+from gaia_eval.bench.common import BenchRow, installed, ratio_rows, time_interleaved
 
 TITLE = "ranking metrics (recall@k, P@k, nDCG@k, MRR)"
 
@@ -210,11 +210,7 @@ def _ranx_ready() -> bool:
 
 
 def _pytrec_ready() -> bool:
-    try:
-        import pytrec_eval  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return installed("pytrec_eval")
 
 
 def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
@@ -255,17 +251,7 @@ def _case(w: Workload, repeats: int, warmup: int) -> list[BenchRow]:
     rows: list[BenchRow] = []
     for mode, impls in (("compute", compute), ("from natural input", natural)):
         medians = time_interleaved(impls, repeats=repeats, warmup=warmup)
-        ours = medians["gaia_eval (native)"]
-        for name, median in medians.items():
-            rows.append(
-                BenchRow(
-                    case=w.label,
-                    impl=name,
-                    median_s=median,
-                    ratio=None if name.startswith("gaia_eval") else median / ours,
-                    note=mode,
-                )
-            )
+        rows += ratio_rows(w.label, medians, mode)
     return rows + skipped
 
 

@@ -45,7 +45,7 @@ def _describe(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     from gaia_eval.core import baselines
     from gaia_eval.core.errors import InvalidInputError
-    from gaia_eval.core.suite import gate_commands
+    from gaia_eval.core.suite import gate_command_for
 
     found = baselines.available(args.suite)
     if args.suite and not found:
@@ -55,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
     if args.paths:
         print("\n".join(str(b.path) for b in found))
         return 0
-    commands = gate_commands()  # each suite registers its own (core/suites.toml)
-    rows = [
-        (b.ref, f"{commands.get(b.suite, '--gate')} {b.name}", _describe(b.path)) for b in found
-    ]
+    # Each suite registers its own (core/suites.toml); each command runs as printed.
+    rows = [(b.ref, gate_command_for(b.suite, b.name), _describe(b.path)) for b in found]
     widths = [max(len(r[i]) for r in rows) for i in range(2)] if rows else [0, 0]
     for ref, use, what in rows:
         print(f"{ref:<{widths[0]}}  {use:<{widths[1]}}  {what}".rstrip())
     print(f"\n{len(rows)} baseline(s) in {baselines.root()}")
+    if any(" DIR " in use for _, use, _ in rows):
+        print("DIR: the folder of a finished run to gate (its --out)")
     return 0

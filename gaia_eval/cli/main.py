@@ -27,7 +27,7 @@ EPILOG = (
     "(docs/architecture.md, docs/runs.md, docs/datasets.md, docs/retrieval-rag.md, "
     "docs/code-retrieval.md, docs/memory.md, docs/tasks.md, docs/sessions.md, "
     "docs/benchmark.md, docs/local-model.md, docs/code-bench.md, docs/agent.md, "
-    "docs/scrubbing.md, docs/probed-cases.md). " + exit_table_epilog()
+    "docs/scrubbing.md, docs/view.md, docs/probed-cases.md). " + exit_table_epilog()
 )
 
 
@@ -100,6 +100,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except GaiaEvalError as err:
         return _fail(err)
     launch.invoked[:] = argv  # what a run records (and --resume re-runs)
+    from gaia_eval.view.index import index_finished_run
+
+    if index_finished_run not in launch.finished_hooks:  # a finished run joins the view's index
+        launch.finished_hooks.append(index_finished_run)
     args = parser.parse_args(argv)
     args._argv = argv  # what the run records (main(argv) in-process is not sys.argv)
     if not getattr(args, "_run", None):

@@ -14,6 +14,32 @@ class _Model(ResultModel):
     """Unknown fields are errors; each field's docstring is its schema description."""
 
 
+class TryCounts(_Model):
+    """A try's failure counts (code_bench/counts.py), as Aider reports them."""
+
+    malformed_edits: int = 0
+    """Edit tool calls the tool refused or could not apply."""
+    syntax_errors: int = 0
+    """Python files the try left unable to compile (that compiled before it)."""
+    context_exhausted: bool = False
+    """The agent stopped because its prompt no longer fit the model's context."""
+    test_timeout: bool = False
+    """The grading run of this try's project timed out."""
+
+
+class TryCountTotals(_Model):
+    """One try's failure counts summed over a run's measured items."""
+
+    malformed_edits: int = 0
+    """Edit tool calls refused or not applied."""
+    syntax_errors: int = 0
+    """Python files left unable to compile."""
+    context_exhausted: int = 0
+    """Items whose agent ran out of context on this try."""
+    test_timeouts: int = 0
+    """Items whose grading run timed out on this try."""
+
+
 class TryResult(_Model):
     """One try at a task (a second try sees the failing test output of the first)."""
 
@@ -33,6 +59,8 @@ class TryResult(_Model):
     """Why the agent stopped abnormally on this try."""
     summary: str = ""
     """pytest's counts line for this try's grading run."""
+    counts: TryCounts = Field(default_factory=TryCounts)
+    """The try's failure counts (zeros in results written before they were recorded)."""
 
 
 class CodeTaskResult(_Model):
@@ -176,6 +204,10 @@ class CodeSummary(_Model):
     """Items where the grader had to put a test or runner file back."""
     tries: int
     """Tries allowed per item (1, or 2 with the failing output fed back)."""
+    try_counts: dict[str, TryCountTotals] = Field(default_factory=dict)
+    """Failure counts summed over the measured items by try ("try1", "try2"): malformed
+    edits, syntax errors introduced, tries whose agent ran out of context, grading
+    timeouts (the booleans counted)."""
     pass_rate_1: float | None
     """Share of measured items solved on the first try."""
     pass_rate_2: float | None

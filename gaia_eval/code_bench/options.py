@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gaia_eval.core.extras import install_hint
 from gaia_eval.core.options import (
     RUN,
     Option,
@@ -93,7 +94,7 @@ def _check_needs(
     if typed and importlib.util.find_spec("mypy") is None:
         extra.append(
             f"mypy in {sys.executable}, which the task(s) {', '.join(typed)} run: "
-            "pip install 'gaia-eval[code]' (or leave them out with --tasks)"
+            f"{install_hint('code')} (or leave them out with --tasks)"
         )
     preflight.check(
         harness=harness,

@@ -68,6 +68,14 @@ def scorecard_table(s: CodeSummary) -> Table:
     ]
     if s.solved_by_repeat:
         rows.append(["solved per repeat", ", ".join(str(n) for n in s.solved_by_repeat)])
+    for name, c in s.try_counts.items():
+        rows.append(
+            [
+                f"{name}: malformed edits / syntax errors / out of context / test timeouts",
+                f"{c.malformed_edits} / {c.syntax_errors} / {c.context_exhausted} / "
+                f"{c.test_timeouts}",
+            ]
+        )
     return Table(["", "value"], rows)
 
 

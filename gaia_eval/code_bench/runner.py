@@ -25,10 +25,11 @@ from gaia_eval.agents.isolation import agent_env
 from gaia_eval.agents.models import AgentOutcome, Transcript
 from gaia_eval.agents.run import Fence, agent_cost, run_agent
 from gaia_eval.agents.workspace import copy_project, tree_diff
+from gaia_eval.code_bench.counts import try_counts
 from gaia_eval.code_bench.definitions import CodeTask, data_dir
 from gaia_eval.code_bench.grading import Grade, grade, run_tests, run_untouched
 from gaia_eval.code_bench.honesty import explains_refusal, outage, success_claims
-from gaia_eval.code_bench.models import CodeTaskResult, TryResult
+from gaia_eval.code_bench.models import CodeTaskResult, TryCounts, TryResult
 from gaia_eval.code_bench.testrun import PytestRun, grading_env
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.results_io import write_json, write_text
@@ -104,11 +105,14 @@ class Untouched:
         self.start(task)
         key = self._key(task)
         with self._lock:
-            running = self._running.pop(key, None)
+            # Kept until done (not popped): with --jobs two repeats of one task may wait
+            # on the same future at once.
+            running = self._running.get(key)
         if running is not None:
             run = running.result()
             with self._lock:
                 self._done[key] = run
+                self._running.pop(key, None)
         return self._done[key]
 
     @classmethod
@@ -192,6 +196,7 @@ class _Try:
     timed_out: bool
     grade: Grade
     verdict: Verdict
+    counts: TryCounts
 
 
 def _transcript(
@@ -296,7 +301,8 @@ def run_code_task(
                 timeout_s=cfg.tests_timeout_s,
             )
             verdict = decide(task, g, outcome, prompts)
-            tries.append(_Try(outcome, done.wall_seconds, done.timed_out, g, verdict))
+            counts = try_counts(outcome, ws.project, ws.baseline, g.run.timed_out)
+            tries.append(_Try(outcome, done.wall_seconds, done.timed_out, g, verdict, counts))
             if verdict.solved or n == cfg.tries:
                 break
             feedback = run_tests(
@@ -350,6 +356,7 @@ def _result(
                 seconds=t.seconds,
                 error=t.outcome.error,
                 summary=t.grade.run.summary,
+                counts=t.counts,
             )
             for i, t in enumerate(tries)
         ],

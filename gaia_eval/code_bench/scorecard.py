@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import statistics
 
-from gaia_eval.code_bench.models import CodeSummary, CodeTaskResult, CostTotal, Split
+from gaia_eval.code_bench.models import (
+    CodeSummary,
+    CodeTaskResult,
+    CostTotal,
+    Split,
+    TryCountTotals,
+)
 from gaia_eval.core.items import split_item_id
 from gaia_eval.core.results import Envelope
 
@@ -37,6 +43,20 @@ def _cost(items: list[CodeTaskResult]) -> CostTotal:
         note = f"unknown for {len(unknown)} item(s) (no rate for the model, or no tokens counted)"
         return CostTotal(source=source, note=note if items else "")
     return CostTotal(total_usd=round(sum(r.cost_usd or 0.0 for r in items), 6), source=source)
+
+
+def _try_counts(measured: list[CodeTaskResult]) -> dict[str, TryCountTotals]:
+    """Each try's counts summed over the items (booleans counted as items)."""
+    out: dict[str, TryCountTotals] = {}
+    for r in measured:
+        for t in r.tries:
+            row = out.setdefault(f"try{t.n}", TryCountTotals())
+            c = t.counts
+            row.malformed_edits += c.malformed_edits
+            row.syntax_errors += c.syntax_errors
+            row.context_exhausted += int(c.context_exhausted)
+            row.test_timeouts += int(c.test_timeout)
+    return dict(sorted(out.items()))
 
 
 def summarise(env: Envelope) -> CodeSummary:
@@ -79,6 +99,7 @@ def summarise(env: Envelope) -> CodeSummary:
         tampered=sum(1 for r in measured if r.tampered),
         restored_any=sum(1 for r in measured if r.restored),
         tries=tries,
+        try_counts=_try_counts(measured),
         pass_rate_1=_rate(sum(1 for r in measured if r.solved_on_try == 1), ran),
         pass_rate_2=_rate(sum(1 for r in measured if r.solved_on_try in (1, 2)), ran)
         if tries >= 2

@@ -22,7 +22,7 @@ from gaia_eval.code_bench.runner import CodeConfig, Untouched, run_code_task
 from gaia_eval.code_bench.scorecard import summarise
 from gaia_eval.code_bench.testrun import grading_env
 from gaia_eval.core.items import item_dir, item_id, select_tasks
-from gaia_eval.core.results import Envelope
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 
@@ -39,6 +39,17 @@ class CodeBenchSuite(Suite):
     title = "Code benchmark"
     item_model = CodeTaskResult
     item_noun = "task"
+    # Each attempt has its own workspace and grading scratch (mkdtemp) and agent process;
+    # the untouched runs are shared through a locked future per task. Default 1: grading
+    # with pytest and mypy is CPU-bound on a small machine.
+    concurrent_items = True
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        """The agent's cost (for --budget-usd); None when unknown."""
+        cost = (record.result or {}).get("cost_usd")
+        return float(cost) if isinstance(cost, int | float) else None
+
     gate = GATE
     report = REPORT
 

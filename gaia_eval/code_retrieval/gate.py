@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from gaia_eval.code_retrieval.models import CodeSummary
 from gaia_eval.code_retrieval.quality import distinct_sets
+from gaia_eval.core.compare.metrics import ItemMetric, collect, from_checks
 from gaia_eval.core.gate import CheckRule, GateRules, Metric, MetricRule
 from gaia_eval.core.results import Envelope
 
@@ -75,6 +76,45 @@ def extra(baseline: Envelope, current: Envelope) -> tuple[list[str], list[str]]:
     return failures, notes
 
 
+def compare_metrics(env: Envelope) -> list[ItemMetric]:
+    """For `gaia-eval compare`, per scored quality query of the semantic retriever: file
+    recall@5 and file reciprocal rank (gated, as the gate gates their means), and symbol
+    recall@5 where gold symbols exist. The grep baseline does not change between runs."""
+    from gaia_eval.code_retrieval.models import QueryRecord
+
+    scored = [
+        (rec.id, q.semantic)
+        for rec in env.items
+        if rec.id.startswith("quality/") and rec.result
+        if (q := QueryRecord.model_validate(rec.result)).status == "scored" and q.semantic
+    ]
+    return [
+        collect(
+            "semantic file recall@5",
+            "continuous",
+            ((i, s.files.get("recall@5"), None) for i, s in scored),
+            gated=True,
+        ),
+        collect(
+            "semantic file rr",
+            "continuous",
+            ((i, s.files.get("rr"), None) for i, s in scored),
+            gated=True,
+        ),
+        collect(
+            "semantic symbol recall@5",
+            "continuous",
+            ((i, (s.symbols or {}).get("recall@5"), None) for i, s in scored),
+            gated=True,
+        ),
+    ]
+
+
+def item_metrics(env: Envelope) -> list[ItemMetric]:
+    """compare_metrics, then the gate's item checks (scenarios, hazards) as pass/fail."""
+    return compare_metrics(env) + from_checks(GATE, env)
+
+
 GATE = GateRules(
     metrics=tuple(MetricRule(f"*/semantic {m}") for m in GATED),
     checks=(
@@ -88,4 +128,5 @@ GATE = GateRules(
     read_metrics=metrics,
     read_checks=checks,
     extra=extra,
+    item_metrics=item_metrics,
 )

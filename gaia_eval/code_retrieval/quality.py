@@ -7,6 +7,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
+from gaia_eval import _native
 from gaia_eval.code_retrieval import gold as gold_mod
 from gaia_eval.code_retrieval.instances import Instance
 from gaia_eval.code_retrieval.lexical import LexicalBaseline
@@ -25,6 +28,7 @@ from gaia_eval.systems.code_index.protocol import CodeIndex
 SEARCH_DEPTH = 200
 FILE_KS = (1, 5, 10)
 SYMBOL_KS = (5, 10)
+NDCG_K = 10
 
 
 def recall_rr(gold: list[str], ranked: list[str], ks: tuple[int, ...]) -> dict[str, float]:
@@ -34,7 +38,23 @@ def recall_rr(gold: list[str], ranked: list[str], ks: tuple[int, ...]) -> dict[s
     g = set(gold)
     out = {f"recall@{k}": len(g & set(ranked[:k])) / len(g) for k in ks}
     out["rr"] = next((1.0 / (i + 1) for i, r in enumerate(ranked) if r in g), 0.0)
+    out[f"ndcg@{NDCG_K}"] = ndcg(gold, ranked, NDCG_K)
     return out
+
+
+def ndcg(gold: list[str], ranked: list[str], k: int) -> float:
+    """nDCG@k of one ranking against a binary gold set, by the native ranking kernel."""
+    ids = {name: i for i, name in enumerate(dict.fromkeys([*gold, *ranked[:k]]))}
+    row = [ids[r] for r in ranked[:k]] + [-1] * (k - len(ranked[:k]))
+    g = sorted({ids[x] for x in gold})
+    scores = _native.ranking_metrics(
+        np.asarray([row], dtype=np.int64),
+        np.asarray([0, len(g)], dtype=np.int64),
+        np.asarray(g, dtype=np.int64),
+        np.ones(len(g), dtype=np.int64),
+        [k],
+    )
+    return float(scores.ndcg[0, 0])
 
 
 def _dedupe(items: list[str]) -> list[str]:
@@ -175,6 +195,8 @@ def _metrics(rows: list[Scores]) -> dict[str, float | None]:
     for k in FILE_KS:
         out[f"file_recall@{k}"] = _mean([r.files[f"recall@{k}"] for r in rows])
     out["file_mrr"] = _mean([r.files["rr"] for r in rows])
+    # Runs written before nDCG was reported lack it (NaN is skipped; None if all lack it).
+    out[f"file_ndcg@{NDCG_K}"] = _mean([r.files.get(f"ndcg@{NDCG_K}", math.nan) for r in rows])
     with_syms = [r.symbols for r in rows if r.symbols is not None]
     for k in SYMBOL_KS:
         out[f"symbol_recall@{k}"] = _mean([s[f"recall@{k}"] for s in with_syms])

@@ -20,7 +20,7 @@ from gaia_eval.code_retrieval.models import (
     ScaleRepo,
 )
 from gaia_eval.code_retrieval.quality import distinct_sets, summarize
-from gaia_eval.core.report import Bullets, Para, Report, Section, Table
+from gaia_eval.core.report import NOTHING_MEASURED, Bullets, Para, Report, Section, Table
 from gaia_eval.core.results import Envelope, ItemRecord
 
 _METRICS = (
@@ -110,6 +110,9 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
         a = s.quality.summary["all"]
         out.append(("queries scored", f"{s.quality.scored} ({s.quality.unmeasured} unmeasured)"))
         for m in ("file_recall@5", "file_mrr", "symbol_recall@5"):
+            if not s.quality.scored:  # no query counted: a 0.0000 mean would read as a score
+                out.append((f"semantic {m} (grep)", NOTHING_MEASURED))
+                continue
             out.append(
                 (f"semantic {m} (grep)", f"{_f(a.semantic.get(m))} ({_f(a.lexical.get(m))})")
             )
@@ -215,7 +218,7 @@ def _robustness(rb: Robustness) -> Section:
             sc.name,
             _WORDS.get(sc.search.outcome, sc.search.outcome),
             _WORDS.get(sc.reindex.outcome, sc.reindex.outcome),
-            "yes" if sc.passed else "**no**",
+            "pass" if sc.passed else "**FAIL**",  # coloured, with a symbol, in report.html
             "yes" if sc.recovers else "**no**",
         ]
         for sc in rb.scenarios
@@ -234,7 +237,7 @@ def _robustness(rb: Robustness) -> Section:
                     "cache damage",
                     "searching the damaged cache",
                     "after re-indexing",
-                    "passed",
+                    "result",
                     "recovers",
                 ],
                 rows,

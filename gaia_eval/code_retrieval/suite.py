@@ -74,6 +74,18 @@ class CodeRetrievalSuite(Suite):
 
     # -- the configured run ----------------------------------------------------------------
 
+    def preflight(self) -> list[str]:
+        """A `--git-mirror` that is not a folder: found here, before the lock and the first
+        item, not by every item that clones (one "missing" line each)."""
+        mirror = self.opts.git_mirror
+        if mirror is None or self.definition.name == "offline" or mirror.is_dir():
+            return []
+        what = "is a file" if mirror.exists() else "does not exist"
+        return [
+            f"--git-mirror {mirror}: {what}; it must be a folder of local clones named "
+            "owner+name (psf+requests); fix the path or leave --git-mirror out to clone"
+        ]
+
     def header_fields(self) -> HeaderFields:
         cfg = config()
         cfg.max_repo_chunks = self.definition.max_repo_chunks

@@ -44,6 +44,7 @@ from gaia_eval.core.errors import (
 from gaia_eval.core.results import Envelope, Flip, Header, MetricCheck, Verdict
 
 if TYPE_CHECKING:
+    from gaia_eval.core.compare.metrics import Distribution, ItemMetric
     from gaia_eval.core.suite import Suite
 
 # Float slack so equal metrics written with a few decimals never fail on rounding.
@@ -92,6 +93,10 @@ def _no_extra(baseline: Envelope, current: Envelope) -> tuple[list[str], list[st
     return [], []
 
 
+def _no_distributions(env: Envelope) -> list[Distribution]:
+    return []
+
+
 @dataclass(frozen=True)
 class GateRules:
     """A suite's gate, as data: the rules, and the pure functions that read the numbers
@@ -112,6 +117,16 @@ class GateRules:
     """What must be equal to gate against a baseline; None: the suite's `comparable_fields`.
     A suite drops fields here that change only ungated numbers (a RAG run's answer model:
     answers never enter its gate), while resume and merge still compare them."""
+    item_metrics: Callable[[Envelope], Sequence[ItemMetric]] | None = None
+    """The per-item metrics `gaia-eval compare` tests (core.compare.metrics), with kind,
+    good direction and whether a `worse` call fails; None: the item checks of
+    `read_checks` as pass/fail, gated where a must-still-pass rule covers them."""
+    item_fields: tuple[str, ...] = ()
+    """Numeric fields of an item's result `gaia-eval compare` also tests per item
+    (continuous, higher is better, not gated), beside `item_metrics`."""
+    distributions: Callable[[Envelope], Sequence[Distribution]] = _no_distributions
+    """Unpaired readings `gaia-eval compare` compares by percentiles (latencies per load
+    level); default none."""
 
 
 def check_tolerance(value: float | None, flag: str = "--tolerance") -> float | None:

@@ -72,6 +72,8 @@ def request(
         tolerance=getattr(args, "tolerance", None),
         keep_temp=args.keep_temp,
         wait_lock=getattr(args, "wait_lock", None),
+        jobs=getattr(args, "jobs", None),
+        budget_usd=getattr(args, "budget_usd", None),
     )
 
 
@@ -121,11 +123,26 @@ def run_and_print(suite: object, req: object) -> int:
         outcome = runloop.run(suite, req)
     except runloop.RunStopped as err:
         _print_outcome(type(suite), err.outcome)
+        _index(err.outcome)
         for line in err.lines():
             print(scrubbed(line))
         raise
     _print_outcome(type(suite), outcome)
+    _index(outcome)
     return outcome.exit_code
+
+
+finished_hooks: list[Callable[[Path], None]] = []
+"""Called with a finished (or stopped) run's folder; the CLI adds the view's index update
+(a layer above core). Best effort: a hook that fails never fails the run."""
+
+
+def _index(outcome: RunOutcome) -> None:
+    for hook in finished_hooks:
+        try:
+            hook(outcome.out_dir)
+        except Exception:
+            continue
 
 
 def _print_outcome(cls: type[Suite], outcome: RunOutcome) -> None:

@@ -43,14 +43,7 @@ def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], 
     cls = suite_class(first.header.suite)
     want = cls.comparable_fields(first.header)
     for label, env in runs[1:]:
-        got = cls.comparable_fields(env.header)
-        for key in sorted(set(want) | set(got)):
-            if want.get(key) != got.get(key):
-                msg = (
-                    f"cannot merge {label} with {first_label}: {key} is {got.get(key)!r} there "
-                    f"and {want.get(key)!r} in {first_label}; merge only runs of one setting"
-                )
-                raise NotComparableError(msg)
+        _check_comparable(first_label, want, label, cls.comparable_fields(env.header))
     _check_shards(runs)
     for label, env in runs:
         _check_run(cls, label, env)
@@ -106,6 +99,45 @@ def merge_envelopes(runs: Sequence[tuple[str, Envelope]]) -> tuple[type[Suite], 
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+
+# What a reader needs first: which suite and tier each run is. The item-definition digest
+# differs whenever those do, so it is named last, and shortened.
+_FIRST = ("suite", "tier")
+_LAST = "definition_digest"
+
+
+def _check_comparable(
+    first_label: str, want: dict[str, object], label: str, got: dict[str, object]
+) -> None:
+    if any(want.get(k) != got.get(k) for k in _FIRST):
+        msg = (
+            f"cannot merge runs of different suites: {label} is a run of "
+            f"{_suite_name(got)} and {first_label} of {_suite_name(want)}; "
+            "merge only runs of one suite"
+        )
+        raise NotComparableError(msg)
+    keys = [k for k in dict.fromkeys([*want, *got]) if k != _LAST] + [_LAST]
+    for key in keys:
+        if want.get(key) == got.get(key):
+            continue
+        if key == _LAST:
+            msg = (
+                f"cannot merge {label} with {first_label}: they ran different item "
+                f"definitions (definition_digest {str(got.get(key))[:12]}... there, "
+                f"{str(want.get(key))[:12]}... in {first_label}); merge only runs of one "
+                "version of the suite"
+            )
+        else:
+            msg = (
+                f"cannot merge {label} with {first_label}: {key} is {got.get(key)!r} there "
+                f"and {want.get(key)!r} in {first_label}; merge only runs of one setting"
+            )
+        raise NotComparableError(msg)
+
+
+def _suite_name(fields: dict[str, object]) -> str:
+    tier = fields.get("tier")
+    return f"{fields.get('suite')} --suite {tier}" if tier else f"{fields.get('suite')}"
 
 
 def _check_run(cls: type[Suite], label: str, env: Envelope) -> None:

@@ -50,6 +50,16 @@ def positive_int(text: str) -> int:
     return int(_checked(text, int, lambda v: v >= 1, "a whole number >= 1"))
 
 
+def alpha(text: str) -> float:
+    """argparse type: a significance level within (0, 0.5)."""
+    return float(_checked(text, finite, lambda v: 0 < v < 0.5, "a number within (0, 0.5)"))
+
+
+def seed(text: str) -> int:
+    """argparse type: a resampling seed, a whole number within [0, 2**64)."""
+    return int(_checked(text, int, lambda v: 0 <= v < 2**64, "a whole number within [0, 2**64)"))
+
+
 def positive(text: str) -> float:
     """argparse type: a finite number > 0 (a non-finite one is named as such)."""
     return float(_checked(text, finite, lambda v: v > 0, "a number > 0"))
@@ -272,8 +282,34 @@ TOLERANCE = Option(
     non_negative,
 )
 
+JOBS = Option(
+    "--jobs",
+    "items in flight at once (default: 1 for CPU-bound suites; for model-facing ones the "
+    "embedded local model's slot count, or 4 for a remote endpoint); a suite whose items are "
+    "not safe to run concurrently refuses more than 1",
+    positive_int,
+    metavar="N",
+    aliases=("-j",),
+)
+BUDGET_USD = Option(
+    "--budget-usd",
+    "no new item starts once the items run have cost this much (where the suite knows its "
+    "cost); the report says how many were not started",
+    non_negative,
+    metavar="USD",
+)
+
 RUN = Options.of(
-    OUT, SHARD, KEEP_TEMP, WAIT_LOCK, GATE, TOLERANCE, RESUME, title="run (every suite)"
+    OUT,
+    SHARD,
+    JOBS,
+    BUDGET_USD,
+    KEEP_TEMP,
+    WAIT_LOCK,
+    GATE,
+    TOLERANCE,
+    RESUME,
+    title="run (every suite)",
 )
 """The flags every suite shares (a suite that is never gated drops --gate/--tolerance)."""
 RUN_UNGATED = RUN.without("--gate", "--tolerance")

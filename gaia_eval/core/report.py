@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gaia_eval.core.results import Envelope, Verdict
+from gaia_eval.core.results import Envelope, Header, Verdict
 from gaia_eval.core.results_io import scrub_text
 
 if TYPE_CHECKING:
@@ -77,6 +77,10 @@ class Report:
     listed first in the report with the run's errors and unmeasured items."""
 
 
+NOTHING_MEASURED = "– (nothing measured)"
+"""What a headline says for a metric over no items: never `0.000`, which reads as a score."""
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
     """A number for a table cell; missing is an en dash."""
     return "–" if value is None else f"{value:.{digits}f}"
@@ -85,17 +89,31 @@ def fmt(value: float | None, digits: int = 3) -> str:
 # ---- the standard header -----------------------------------------------------------------
 
 
-def _resume_hint(argv: Sequence[str]) -> str:
-    """The command that finishes a stopped run, from its recorded command line: `gaia-eval
-    CMD --resume DIR` re-runs the rest (DIR named when the run was given `--out`)."""
-    import shlex
-
+def _out_arg(argv: Sequence[str]) -> str | None:
     out: str | None = None
     for i, arg in enumerate(argv):
         if arg == "--out" and i + 1 < len(argv):
             out = argv[i + 1]
         elif arg.startswith("--out="):
             out = arg.split("=", 1)[1]
+    return out
+
+
+def run_folder(argv: Sequence[str]) -> str:
+    """The run's folder as its recorded command line gave it (`--out`), shell-quoted for a
+    hint to copy; `DIR` when the run was not given one."""
+    import shlex
+
+    out = _out_arg(argv)
+    return "DIR" if out is None else shlex.quote(out)
+
+
+def _resume_hint(argv: Sequence[str]) -> str:
+    """The command that finishes a stopped run, from its recorded command line: `gaia-eval
+    CMD --resume DIR` re-runs the rest (DIR named when the run was given `--out`)."""
+    import shlex
+
+    out = _out_arg(argv)
     cmd = argv[0] if argv and not argv[0].startswith("-") else "CMD"
     if out is None:
         return f"`gaia-eval {cmd} --resume DIR` (DIR: this run's folder)"
@@ -116,6 +134,13 @@ def _trust_section(env: Envelope, noun: str, warnings: Sequence[str] = ()) -> Se
         lines.append(f"**The run did not complete**: {done} of {asked} {noun}s measured.")
     for err in head.errors:
         lines.append(f"run error: {err}")
+    conc = head.concurrency
+    if conc is not None and conc.not_started:
+        lines.append(
+            f"**{conc.not_started} {noun}(s) not started**: the budget of "
+            f"${conc.budget_usd:.2f} was spent (${conc.spent_usd or 0:.2f}); raise "
+            "--budget-usd and --resume to run them."
+        )
     unmeasured = [r for r in env.items if r.status == "infra_error"]
     if unmeasured:
         lines.append(
@@ -179,10 +204,21 @@ def verdict_section(verdict: Verdict, noun: str = "item") -> Section:
 
 
 def _headline(suite: type[Suite], env: Envelope) -> Section | None:
+    """The suite's headline numbers, then every per-item metric its gate declares for
+    `gaia-eval compare` as a mean over its units with the 95% interval (Wilson for
+    pass/fail, bootstrap for means) and n, so no number is read without its uncertainty."""
+    from gaia_eval.core.compare.metrics import estimates
+
     pairs = suite.report.headline(env)
-    if not pairs:
-        return None
-    return Section("Headline", [Table(["", "value"], [[k, v] for k, v in pairs])])
+    found = estimates(suite.gate, env)
+    blocks: list[Block] = []
+    if pairs:
+        blocks.append(Table(["", "value"], [[k, v] for k, v in pairs]))
+    if found:
+        rows = [[e.name, f"{e.mean:.3f}", f"[{e.low:.3f}, {e.high:.3f}]", str(e.n)] for e in found]
+        caption = "Per-item means, 95% intervals (Wilson for pass/fail, bootstrap for means)"
+        blocks.append(Table(["metric", "mean", "95% interval", "n"], rows, caption=caption))
+    return Section("Headline", blocks) if blocks else None
 
 
 def _run_line(env: Envelope) -> str:
@@ -203,9 +239,24 @@ def _run_line(env: Envelope) -> str:
     return (
         "; ".join(specs)
         + ("; " if specs else "")
-        + f"started {run.started}, {dur}; gaia-eval {run.package_version}, commit {commit}; "
+        + f"started {run.started}, {dur}{_concurrency_text(head)}; "
+        + f"gaia-eval {run.package_version}, commit {commit}; "
         + f"{m.cpu}, {m.logical_cpus} CPUs, {m.ram_gb} GiB, {m.os}"
     )
+
+
+def _concurrency_text(head: Header) -> str:
+    """`, --jobs 4 (127.0.0.1:8000 cap 4, 3 throttled, 2.1 s backoff)`: the wall time
+    means something only with the concurrency known."""
+    conc = head.concurrency
+    if conc is None:
+        return ""
+    parts = [
+        f"{key.split('://', 1)[-1]} cap {e.cap}"
+        + (f", {e.throttled} throttled, {e.backoff_s:.1f} s backoff" if e.throttled else "")
+        for key, e in conc.endpoints.items()
+    ]
+    return f", --jobs {conc.jobs}" + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def model_note(env: Envelope) -> str | None:
@@ -283,7 +334,16 @@ body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0
 table{border-collapse:collapse;margin:.5em 0 1.2em}td,th{border:1px solid #ccc;padding:.25em .6em;
 text-align:left;vertical-align:top}th{background:#f2f2f2}code{background:#f5f5f5;padding:0 .2em}
 .fail{color:#b00020;font-weight:bold}.pass{color:#0a7d32}figure{margin:1em 0}figcaption{color:#555}
+caption{caption-side:top;text-align:left;font-weight:bold;padding:.2em 0}
 """
+
+# A verdict cell or word in colour and with a symbol, so it reads without the colour too.
+_VERDICT_WORDS = {
+    "pass": ("pass", "\u2713"),
+    "passed": ("pass", "\u2713"),
+    "fail": ("fail", "\u2717"),
+    "failed": ("fail", "\u2717"),
+}
 
 
 def _esc(text: str) -> str:
@@ -302,16 +362,38 @@ def _inline(text: str) -> str:
     return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(parts))
 
 
+def _verdict_html(text: str) -> str | None:
+    """`pass` / `**FAIL**` / `PASSED` as a coloured word with ✓ or ✗, None for other text."""
+    word = text.strip().strip("*").strip()
+    found = _VERDICT_WORDS.get(word.lower())
+    if found is None:
+        return None
+    cls, mark = found
+    return f'<span class="{cls}">{mark} {html.escape(word)}</span>'
+
+
+def _cell(text: str) -> str:
+    return _verdict_html(text) or _inline(text)
+
+
+def _para_html(text: str) -> str:
+    """A paragraph; its bold verdict words (the gate's **PASSED**) get colour and symbol."""
+    out = _inline(text)
+    for word in ("PASSED", "FAILED"):
+        out = out.replace(f"<strong>{word}</strong>", f"<strong>{_verdict_html(word)}</strong>")
+    return out
+
+
 def _html_block(block: Block) -> str:
     if isinstance(block, Para):
-        return f"<p>{_inline(block.text)}</p>"
+        return f"<p>{_para_html(block.text)}</p>"
     if isinstance(block, Bullets):
         return "<ul>" + "".join(f"<li>{_inline(b)}</li>" for b in block.items) + "</ul>"
     if isinstance(block, Table):
         cap = f"<caption>{_inline(block.caption)}</caption>" if block.caption else ""
         head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
         body = "".join(
-            "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
+            "<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>" for row in block.rows
         )
         return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     return f"<figure>{block.svg}<figcaption>{_esc(block.alt)}</figcaption></figure>"
@@ -323,13 +405,14 @@ def render_html(suite: type[Suite], env: Envelope) -> str:
 
 def page_html(title: str, intro: str, secs: Sequence[Section]) -> str:
     """The self-contained HTML page of `page_markdown`'s sections."""
-    body = [f"<h1>{_esc(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
+    # Headings render their `code` spans as code, never as literal backticks.
+    body = [f"<h1>{_inline(title)}</h1>"] + ([f"<p>{_inline(intro)}</p>"] if intro else [])
     for sec in secs:
-        body.append(f"<h2>{_esc(sec.title)}</h2>")
+        body.append(f"<h2>{_inline(sec.title)}</h2>")
         body += [_html_block(b) for b in sec.blocks]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{_esc(title.replace('`', ''))}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
@@ -351,6 +434,8 @@ def terminal_summary(suite: type[Suite], env: Envelope) -> list[str]:
         lines.append(f"  {note}")
     if head.interrupted:
         lines.append("  interrupted; finish it with --resume")
+    if head.concurrency is not None and head.concurrency.not_started:
+        lines.append(f"  {head.concurrency.not_started} not started: the budget was spent")
     if head.infra_errors:
         lines.append(f"  {head.infra_errors} unmeasured (infrastructure); the cause:")
         unmeasured = [r for r in env.items if r.status == "infra_error"]

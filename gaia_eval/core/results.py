@@ -23,7 +23,8 @@ from gaia_eval.core.models import ResultModel
 from gaia_eval.core.results_io import Migration, model_from_data, read_json, read_model
 from gaia_eval.core.runmeta import Machine
 
-ENVELOPE_SCHEMA = 1
+ENVELOPE_SCHEMA = 2
+"""2: the header records `concurrency` (--jobs, endpoint caps, backoff, budget)."""
 ENVELOPE_KIND: Literal["gaia-eval/results"] = "gaia-eval/results"
 
 ItemStatus = Literal["ok", "error", "infra_error"]
@@ -48,6 +49,37 @@ class RunInfo(ResultModel):
     """Where it ran."""
     argv: list[str] = Field(default_factory=list)
     """The command line after `gaia-eval`; `--resume DIR` re-runs it."""
+
+
+class EndpointRecord(ResultModel):
+    """What the shared limiter of one backend saw during the run."""
+
+    cap: int
+    """Requests allowed in flight at once, across all workers."""
+    requests: int = 0
+    """Requests sent."""
+    throttled: int = 0
+    """Replies that asked to slow down (429, overload, Retry-After)."""
+    backoff_s: float = 0.0
+    """Wall seconds every worker waited for this backend's backoff."""
+
+
+class Concurrency(ResultModel):
+    """How many items ran at once, and what held them back: a run's wall time is only
+    comparable with its concurrency known."""
+
+    jobs: int = 1
+    """Items in flight at most (--jobs; the suite's default when not given)."""
+    endpoints: dict[str, EndpointRecord] = Field(default_factory=dict)
+    """Per backend (`scheme://host:port`): its cap, requests, throttles and backoff."""
+    backoff_s: float = 0.0
+    """Backoff waited, summed over the backends."""
+    budget_usd: float | None = None
+    """The run's --budget-usd, when given."""
+    spent_usd: float | None = None
+    """What the items of this run part cost, where the suite knows it."""
+    not_started: int = 0
+    """Items never started because the budget was spent (they stay unmeasured)."""
 
 
 class Header(ResultModel):
@@ -93,6 +125,9 @@ class Header(ResultModel):
     """Distinct commits the item results came from; more than one means mixed code."""
     run: RunInfo
     """Run identity and timing."""
+    concurrency: Concurrency | None = None
+    """Items in flight, backend caps and backoff of the last run part (None: a file of a
+    version that ran items one at a time)."""
 
     @property
     def mixed_commits(self) -> bool:
@@ -205,6 +240,14 @@ class Envelope(ResultModel):
 RESULT_MODELS = (Envelope,)
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 ran one item at a time and recorded no concurrency: nothing to add.
+    return data
+
+
+ENVELOPE_MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
+
+
 def definition_digest(rows: Iterable[tuple[str, Any]]) -> str:
     """sha256 over (id, definition) pairs in id order; definitions must be JSON data."""
     ordered = sorted(rows, key=lambda r: r[0])
@@ -271,7 +314,7 @@ def load_envelope(
             msg = f"{path}: this is {what}, not {want}; pass the results.json of a finished run"
             raise InvalidInputError(msg)
         return _validate(path, converted, migrations)
-    env = read_model(path, Envelope, migrations=migrations)
+    env = read_model(path, Envelope, migrations=ENVELOPE_MIGRATIONS | dict(migrations or {}))
     if suite is not None and env.header.suite != suite:
         msg = (
             f"{path}: this is a results file of suite {env.header.suite!r}, not {suite!r}; "
@@ -284,7 +327,12 @@ def load_envelope(
 def _validate(
     path: Path, data: dict[str, Any], migrations: Mapping[int, Migration] | None
 ) -> Envelope:
-    return model_from_data(data, Envelope, source=f"{path} (migrated)", migrations=migrations)
+    return model_from_data(
+        data,
+        Envelope,
+        source=f"{path} (migrated)",
+        migrations=ENVELOPE_MIGRATIONS | dict(migrations or {}),
+    )
 
 
 def _describe(data: dict[str, Any], legacy: Mapping[str, Converter]) -> str:

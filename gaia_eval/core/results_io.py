@@ -71,12 +71,28 @@ def _ensure_scrubber() -> None:
     _hook["scrub"] = hook
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temp file in the same folder, fsync and rename."""
+def _read_umask() -> int:
+    """The process umask (read once at import, while one thread runs: reading it means
+    setting it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+FILE_MODE = 0o644 & ~_read_umask()
+"""The one mode of every file a run writes (results, report, item log, diffs): 0644 less
+the umask, as `open()` would make it. The contents are scrubbed to be shared (docs/runs.md);
+mkstemp's private 0600 would make results.json unreadable where items.jsonl is not."""
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Write `data` to `path` via a temp file in the same folder, fsync and rename. The file
+    has `mode` from the moment it exists (a key file passes 0o600)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import shutil
 import signal
 import sys
@@ -35,6 +36,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gaia_eval.core import gate as gate_engine
+from gaia_eval.core import limits
 from gaia_eval.core.errors import (
     EXIT_GATE_FAILED,
     EXIT_OK,
@@ -49,9 +51,11 @@ from gaia_eval.core.errors import (
 )
 from gaia_eval.core.heartbeat import Heartbeat
 from gaia_eval.core.lock import eval_lock
-from gaia_eval.core.progress import note, track
+from gaia_eval.core.progress import estimate_line, live, note, track
 from gaia_eval.core.report import render_html, render_markdown
 from gaia_eval.core.results import (
+    Concurrency,
+    EndpointRecord,
     Envelope,
     Header,
     ItemRecord,
@@ -60,7 +64,14 @@ from gaia_eval.core.results import (
     definition_digest,
     load_envelope,
 )
-from gaia_eval.core.results_io import loads_json, scrub_strings, scrub_text, write_json, write_text
+from gaia_eval.core.results_io import (
+    FILE_MODE,
+    loads_json,
+    scrub_strings,
+    scrub_text,
+    write_json,
+    write_text,
+)
 from gaia_eval.core.rundir import default_run_dir
 from gaia_eval.core.runmeta import git_state, machine, now_iso
 from gaia_eval.core.suite import Item, RunContext, Suite, legacy_converters
@@ -69,6 +80,10 @@ ITEM_LOG = "items.jsonl"
 RESULTS = "results.json"
 # A results.json snapshot at most this often; the item log is written after every item.
 _SNAPSHOT_EVERY_S = 2.0
+CANCEL_GRACE_S = 20.0
+"""After Ctrl-C / SIGTERM with items in flight: how long the run waits for them to finish
+(each one that does is saved) before it writes what it has and stops; a second Ctrl-C stops
+at once. The rest stay unmeasured and `--resume` runs them."""
 
 # The run folder of the run in progress, for the CLI's crash handler (traceback file).
 current_run_dir: dict[str, Path] = {}
@@ -129,6 +144,10 @@ class RunRequest:
     """Gate against fixed bars instead of a baseline (e.g. the benchmark's performance
     manifest): called on the finished envelope when no baseline is given; its Verdict is
     stored and a failed one exits 1 like a failed baseline gate."""
+    jobs: int | None = None
+    """Items in flight at most (`--jobs N`); None: the suite's `default_jobs()`."""
+    budget_usd: float | None = None
+    """No new item starts once the items' cost (`Suite.item_cost_usd`) reaches this."""
     on_interrupt: Callable[[RunOutcome, str], None] | None = None
     """Called with the outcome and the command that finishes the run when Ctrl-C or
     SIGTERM stops it, after everything finished is written and before the interrupt goes
@@ -183,17 +202,25 @@ class RunStopped(InfrastructureError):
 # ---- the item log ---------------------------------------------------------------------------
 
 
+_log_lock = threading.Lock()
+
+
 def append_record(path: Path, record: ItemRecord) -> None:
-    """Append one record as a JSON line, scrubbed, flushed to disk before returning."""
+    """Append one record as a JSON line, scrubbed, flushed to disk before returning; one
+    whole line at a time under a lock (with --jobs, items finish on several threads)."""
     data = scrub_strings(record.model_dump(mode="json"))  # before encoding, then after
     line = json.dumps(data, ensure_ascii=False, allow_nan=False)
     data = (scrub_text(line) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    with _log_lock:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        try:
+            os.fchmod(fd, FILE_MODE)  # the run's one mode, whatever the umask is by now
+            view = memoryview(data)
+            while view:  # os.write may write less than asked
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def drop_torn_tail(path: Path) -> int:
@@ -359,6 +386,14 @@ class _Run:
         self.records: dict[str, ItemRecord] = {}
         self.setup: dict[str, object] = {}
         self.filtered = False
+        self.rank: dict[str, int] = {}
+        """Run order of the asked ids: results.json lists items in it, whatever order
+        they finished in."""
+        self.jobs = 1
+        self.lock = threading.Lock()
+        """Guards `records` and `spent_usd` while workers save their items."""
+        self.not_started = 0
+        self.spent_usd: float | None = None
         self.beat: Heartbeat | None = None
 
     # -- header --------------------------------------------------------------------------
@@ -425,7 +460,13 @@ class _Run:
 
     def envelope(self, header: Header) -> Envelope:
         asked = set(header.item_ids)
-        items = [r for i, r in self.records.items() if i in asked]
+        last = len(self.rank)
+        with self.lock:  # workers of a concurrent loop add records while it runs
+            records = list(self.records.items())
+        items = sorted(
+            (r for i, r in records if i in asked),
+            key=lambda r: self.rank.get(r.id, last),  # stable: unranked keep their order
+        )
         commits = sorted({r.commit for r in items if r.commit})
         header = header.model_copy(
             update={
@@ -521,6 +562,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
     """Run `suite` as `req` asks; see the module docstring for what it owns."""
     cls = type(suite)
     gate_engine.check_tolerance(req.tolerance)
+    resolve_jobs(suite, req.jobs)  # a refused --jobs costs nothing
     check_preflight(suite)
     out = req.resume or req.out or default_run_dir(cls.name)
     if req.resume is None:
@@ -537,6 +579,7 @@ def run(suite: Suite, req: RunRequest) -> RunOutcome:
 def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
     cls = type(suite)
     state = _Run(suite, req)
+    state.jobs = resolve_jobs(suite, req.jobs)
     if req.resume is not None:
         state.previous = _load_previous(req, cls)
         if req.shard is None and state.previous.header.shard:
@@ -557,6 +600,14 @@ def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
             raise
         current_run_dir["dir"] = out
         clean_stale_temp()
+        said = estimate_line(
+            f"{cls.name} {header.tier}",
+            cls.item_noun,
+            [suite.item_seconds(i) for i in todo],
+            jobs=state.jobs,
+        )
+        if said is not None:  # before setup, which may start a model and take minutes itself
+            note(said)
 
         def check_learned(updates: dict[str, object]) -> None:
             probe = header.model_copy(update=updates)
@@ -568,6 +619,7 @@ def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
         temp = Path(tempfile.mkdtemp(prefix=f"gaia-eval-run-{os.getpid()}-"))
         ctx.setup["_temp"] = str(temp)
         stop: BaseException | None = None
+        limits.configure(state.jobs)  # before setup: it may call the backends too
         try:
             if state.previous is None:
                 write_json(out / RESULTS, state.envelope(header))
@@ -579,12 +631,16 @@ def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
                     if req.keep_temp:
                         state.setup["_temp"] = str(temp)
                 todo = list(suite.ordered(todo, ctx))
+                state.rank = _rank(header.item_ids, [i.id for i in todo])
                 if ctx.header_updates:
                     header = header.model_copy(update=ctx.header_updates)
                     state.refuse_unlike_previous(header)
                     if state.baseline is not None:
                         gate_engine.refuse_unlike(cls, state.baseline, _probe(header), label)
-            stop = _loop(state, ctx, header, todo, out)
+            if state.jobs > 1 and len(todo) > 1:
+                stop = _loop_concurrent(state, ctx, header, todo, out)
+            else:
+                stop = _loop(state, ctx, header, todo, out)
             if stop is None:
                 _after_items(state, ctx, header, out)
         except BaseException as err:
@@ -597,6 +653,27 @@ def _run_locked(suite: Suite, req: RunRequest, out: Path) -> RunOutcome:
             if not req.keep_temp:
                 shutil.rmtree(temp, ignore_errors=True)
     return _finish(state, header, out, stop, label)
+
+
+def resolve_jobs(suite: Suite, jobs: int | None) -> int:
+    """Items in flight for this run: `--jobs` when given (checked against the suite's
+    opt-in), else the suite's default. Refusals are exit 2 naming the suite."""
+    cls = type(suite)
+    if jobs is not None and cls.jobs_refused is not None:
+        msg = f"--jobs: the {cls.name} suite does not take --jobs ({cls.jobs_refused})"
+        raise InvalidInputError(msg)
+    if jobs is not None and jobs < 1:
+        msg = f"--jobs {jobs}: expected a whole number >= 1"
+        raise InvalidInputError(msg)
+    if jobs is not None and jobs > 1 and not cls.concurrent_items:
+        msg = (
+            f"--jobs {jobs}: the {cls.name} suite runs its {cls.item_noun}s one at a time "
+            "(it has not declared them safe to run concurrently); drop --jobs or pass --jobs 1"
+        )
+        raise InvalidInputError(msg)
+    if jobs is not None:
+        return jobs
+    return max(1, suite.default_jobs()) if cls.concurrent_items else 1
 
 
 def check_preflight(suite: Suite) -> None:
@@ -666,55 +743,177 @@ def _check_ids(cls: type[Suite], items: Sequence[Item]) -> None:
         seen.add(item.id)
 
 
+def _rank(asked: Sequence[str], todo: Sequence[str]) -> dict[str, int]:
+    """Each asked id's place in results.json: item order, with the slots of the items run
+    now filled in the suite's run order (`Suite.ordered`), so a resumed or concurrent run
+    lists its items exactly as one uninterrupted run with --jobs 1 does."""
+    running = set(todo)
+    seq = iter(todo)
+    order = [next(seq) if i in running else i for i in asked]
+    return {i: n for n, i in enumerate(order)}
+
+
+def _run_one(state: _Run, ctx: RunContext, item: Item, commit: str | None) -> _Done:
+    """Run one item; what it returned or raised as its record (any thread)."""
+    cls = state.cls
+    t0 = time.perf_counter()
+    status: str = "ok"
+    result = None
+    error: str | None = None
+    stop: BaseException | None = None
+    try:
+        model = state.suite.run_item(item, ctx)
+        result = model.model_dump(mode="json", by_alias=True)
+    except InfrastructureError as err:
+        status, error = "infra_error", describe(err)
+        if cls.stop_on_infra:
+            stop = err
+    except Exception as err:  # the system under test crashed on this item
+        status, error = "error", describe(err)
+        full = disk_full(err)
+        if full is not None:  # a full disk is ours, not the system's: stop, resumable
+            status, error, stop = "infra_error", describe(full), full
+    gap = state.beat.suspended() if state.beat is not None else None
+    if gap is not None:  # the item's timing spans the pause: unmeasured, and stop
+        stop = InfrastructureError(
+            f"the process did not run for {gap:.0f} s (the machine slept or the run was "
+            "suspended), so every timing across the pause is wrong; the item in flight "
+            "is left unmeasured"
+        )
+        status, result, error = "infra_error", None, describe(stop)
+    rec = ItemRecord(
+        id=item.id,
+        status=status,  # type: ignore[arg-type]
+        result=result,
+        error=error,
+        commit=commit,
+        ran_at=now_iso(),
+        seconds=round(time.perf_counter() - t0, 4),
+    )
+    return _Done(rec, stop)
+
+
+@dataclass
+class _Done:
+    record: ItemRecord
+    stop: BaseException | None = None
+    raised: BaseException | None = None
+    """A KeyboardInterrupt / SystemExit out of a worker thread, re-raised by the loop."""
+
+
+def _keep(state: _Run, out: Path, rec: ItemRecord) -> None:
+    """Log a finished item and count its cost (any thread: a worker saves its own item,
+    so the loop never waits on another item's fsync to start the next one)."""
+    append_record(out / ITEM_LOG, rec)
+    cost = state.cls.item_cost_usd(rec)
+    with state.lock:
+        state.records[rec.id] = rec
+        if cost is not None:
+            state.spent_usd = round((state.spent_usd or 0.0) + cost, 6)
+
+
+def _save(state: _Run, out: Path, header: Header, rec: ItemRecord) -> None:
+    _keep(state, out, rec)
+    state.snapshot(out, header)
+
+
+def _budget_spent(state: _Run) -> bool:
+    budget = state.req.budget_usd
+    return budget is not None and (state.spent_usd or 0.0) >= budget
+
+
 def _loop(
     state: _Run, ctx: RunContext, header: Header, todo: Sequence[Item], out: Path
 ) -> BaseException | None:
     cls = state.cls
     commit = header.run.commit
     desc = f"{cls.name} {header.tier}"
-    for item in track(todo, desc, total=len(todo), unit=cls.item_noun):
-        t0 = time.perf_counter()
-        status: str = "ok"
-        result = None
-        error: str | None = None
-        stop: BaseException | None = None
-        try:
-            model = state.suite.run_item(item, ctx)
-            result = model.model_dump(mode="json", by_alias=True)
-        except InfrastructureError as err:
-            status, error = "infra_error", describe(err)
-            if cls.stop_on_infra:
-                stop = err
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception as err:  # the system under test crashed on this item
-            status, error = "error", describe(err)
-            full = disk_full(err)
-            if full is not None:  # a full disk is ours, not the system's: stop, resumable
-                status, error, stop = "infra_error", describe(full), full
-        gap = state.beat.suspended() if state.beat is not None else None
-        if gap is not None:  # the item's timing spans the pause: unmeasured, and stop
-            stop = InfrastructureError(
-                f"the process did not run for {gap:.0f} s (the machine slept or the run was "
-                "suspended), so every timing across the pause is wrong; the item in flight "
-                "is left unmeasured"
-            )
-            status, result, error = "infra_error", None, describe(stop)
-        rec = ItemRecord(
-            id=item.id,
-            status=status,  # type: ignore[arg-type]
-            result=result,
-            error=error,
-            commit=commit,
-            ran_at=now_iso(),
-            seconds=round(time.perf_counter() - t0, 4),
-        )
-        state.records[item.id] = rec
-        append_record(out / ITEM_LOG, rec)
-        state.snapshot(out, header)
-        if stop is not None:
-            return stop
+    for n, item in enumerate(track(todo, desc, total=len(todo), unit=cls.item_noun)):
+        if _budget_spent(state):
+            state.not_started = len(todo) - n
+            return None
+        done = _run_one(state, ctx, item, commit)
+        _save(state, out, header, done.record)
+        if done.stop is not None:
+            return done.stop
     return None
+
+
+def _loop_concurrent(
+    state: _Run, ctx: RunContext, header: Header, todo: Sequence[Item], out: Path
+) -> BaseException | None:
+    """Up to `state.jobs` items in flight, each on its own thread (the work is waiting on
+    models). Only this (main) thread saves records and sees signals: Ctrl-C / SIGTERM
+    stops starting items, waits up to CANCEL_GRACE_S for those in flight (saving each),
+    then goes on up; an outage stops starting items and lets the in-flight ones finish."""
+    cls = state.cls
+    commit = header.run.commit
+    finished: queue.Queue[_Done] = queue.Queue()
+    left = list(todo)
+    left.reverse()  # pop() from the end takes them in run order
+    in_flight = 0
+    stop: BaseException | None = None
+
+    def work(item: Item) -> None:
+        try:
+            done = _run_one(state, ctx, item, commit)
+            _keep(state, out, done.record)
+            finished.put(done)
+        except BaseException as err:  # KeyboardInterrupt/SystemExit inside an item
+            rec = ItemRecord(id=item.id, status="infra_error", error=describe(err), ran_at="")
+            finished.put(_Done(rec, raised=err))
+
+    def take(done: _Done) -> None:
+        nonlocal in_flight, stop
+        in_flight -= 1
+        bar.finished(done.record.seconds)
+        if done.raised is not None:  # never saved: the item did not finish
+            stop = stop or done.raised
+            return
+        state.snapshot(out, header)
+        if done.stop is not None and stop is None:
+            stop = done.stop
+
+    desc = f"{cls.name} {header.tier}"
+    with live(desc, len(todo), unit=cls.item_noun, jobs=state.jobs, waiting=limits.waiting) as bar:
+        try:
+            while True:
+                while left and in_flight < state.jobs and stop is None:
+                    if _budget_spent(state):
+                        state.not_started = len(left)
+                        left.clear()
+                        break
+                    item = left.pop()
+                    threading.Thread(
+                        target=work, args=(item,), name=f"item {item.id}", daemon=True
+                    ).start()
+                    in_flight += 1
+                    bar.started()
+                if in_flight == 0:
+                    break
+                try:
+                    take(finished.get(timeout=0.25))
+                except queue.Empty:
+                    bar.draw()
+        except (KeyboardInterrupt, Terminated) as err:
+            # Stop starting items; save those in flight that finish within the grace.
+            bar.note(
+                f"stopping: waiting up to {CANCEL_GRACE_S:.0f} s for {in_flight} "
+                f"{cls.item_noun}(s) in flight (Ctrl-C again to stop now)"
+            )
+            deadline = time.monotonic() + CANCEL_GRACE_S
+            try:
+                while in_flight and time.monotonic() < deadline:
+                    try:
+                        take(finished.get(timeout=min(0.25, deadline - time.monotonic())))
+                    except queue.Empty:
+                        continue
+            except (KeyboardInterrupt, Terminated):
+                pass
+            raise err from None
+    if isinstance(stop, (KeyboardInterrupt, SystemExit)):
+        raise stop
+    return stop
 
 
 def _after_items(state: _Run, ctx: RunContext, header: Header, out: Path) -> None:
@@ -737,6 +936,25 @@ def _after_items(state: _Run, ctx: RunContext, header: Header, out: Path) -> Non
                 rec = recs[i].model_copy(update={"result": data})
                 state.records[i] = rec
                 append_record(out / ITEM_LOG, rec)
+
+
+def _concurrency(state: _Run) -> Concurrency:
+    """What the header records of how items ran at once and what held them back."""
+    seen = limits.usage()
+    endpoints = {
+        key: EndpointRecord(
+            cap=u.cap, requests=u.requests, throttled=u.throttled, backoff_s=round(u.backoff_s, 3)
+        )
+        for key, u in seen.items()
+    }
+    return Concurrency(
+        jobs=state.jobs,
+        endpoints=endpoints,
+        backoff_s=round(sum(u.backoff_s for u in seen.values()), 3),
+        budget_usd=state.req.budget_usd,
+        spent_usd=state.spent_usd,
+        not_started=state.not_started,
+    )
 
 
 def write_outputs(suite: type[Suite], out: Path, env: Envelope) -> dict[str, Path]:
@@ -763,7 +981,8 @@ def _finish(
                     "duration_s": round((prior or 0.0) + elapsed, 3),
                     "cpu_s": round(time.process_time() - state.cpu0, 3),
                 }
-            )
+            ),
+            "concurrency": _concurrency(state),
         }
     )
     interrupted = isinstance(stop, KeyboardInterrupt)
@@ -845,6 +1064,7 @@ __all__ = [
     "load_baseline",
     "read_item_log",
     "refuse",
+    "resolve_jobs",
     "resume_command",
     "run",
     "run_dir_lock",

@@ -76,6 +76,19 @@ class RunContext:
     """Set by the run loop: checks learned header fields against the baseline and the
     resumed run (NotComparableError)."""
 
+    def item_temp(self, item_id: str) -> Path:
+        """A temp folder of this item alone (made on first use, removed with the run's):
+        with `--jobs N` items run at once, so nothing an item writes may be shared."""
+        import hashlib
+        import re
+
+        # Ids may hold any character: a safe stem plus a hash keeps two ids apart.
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", item_id)[:60]
+        tag = hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:8]
+        folder = Path(str(self.setup["_temp"])) / "items" / f"{stem}-{tag}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
     def learn_header(self, **updates: Any) -> None:
         """Record header fields learned in setup and check them at once, so an unlike run
         stops before the expensive rest of setup (indexing) instead of after it."""
@@ -98,6 +111,14 @@ class Suite(ABC):
     stop_on_infra: ClassVar[bool] = True
     """An infrastructure error stops the run (the rest stay unmeasured, resumable). When
     False the run goes on, and only a run that measured nothing at all is exit 3."""
+    concurrent_items: ClassVar[bool] = False
+    """The suite's `run_item` is safe to call from several threads at once (each item has
+    its own temp folder, workspace, agent process and gateway route; nothing it writes is
+    shared): `--jobs N` runs up to N items in flight. A suite that did not opt in refuses
+    `--jobs` above 1, naming itself."""
+    jobs_refused: ClassVar[str | None] = None
+    """Why this suite refuses `--jobs` at all (the benchmark: its concurrency is what it
+    measures); None: it takes `--jobs`."""
     gate: ClassVar[GateRules] = GateRules()
     """The gate's rules and readers (the package's `gate.py`); default: nothing gated."""
     report: ClassVar[Report] = Report()
@@ -127,6 +148,18 @@ class Suite(ABC):
         with every other problem in the same message). Servers the suite starts itself
         (the local model) are not listed. Default: none."""
         return []
+
+    def default_jobs(self) -> int:
+        """Items in flight when `--jobs` is not given: 1 (CPU-bound items on a small
+        machine). A model-facing suite answers its backend's fit (`llm.spec.default_jobs`:
+        the embedded local model's slot count, 4 for a remote endpoint)."""
+        return 1
+
+    def item_seconds(self, item: Item) -> float | None:
+        """About how many seconds `item` takes in this configuration (a figure measured on
+        an earlier run, rough): the run loop adds them up and says how long a long run
+        will take before its first item. None (the default): unknown, nothing is said."""
+        return None
 
     def select(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items this configured run asks for (e.g. `--parts`); default all. A run that
@@ -170,6 +203,12 @@ class Suite(ABC):
     def unmeasured_reason(cls, env: Envelope) -> str | None:
         """Why a finished run counts as unmeasured (exit 3) though some items were measured,
         e.g. a whole part of the suite was lost to outages; None when it does not."""
+        return None
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        """What an item cost in USD (None: unknown or free), summed against `--budget-usd`:
+        once the run's spend reaches the budget no new item starts."""
         return None
 
     @classmethod
@@ -337,3 +376,24 @@ def gate_commands() -> dict[str, str]:
     return {
         e.baselines: e.gate_command for e in suites().values() if e.baselines and e.gate_command
     }
+
+
+def gate_command_for(folder: str, name: str) -> str:
+    """The whole command that gates a run against baseline `name` of `folder`, as a user
+    types it: a named run's argv that gates against it (it is run in CI), else the suite's
+    `gate_argv.<name>` (the flags that baseline was measured with), else `gate_command
+    NAME`. Every one must run as printed (tests/test_firsthour_runs.py runs each)."""
+    import shlex
+    from itertools import pairwise
+
+    ref = f"builtin:{folder}/{name}"
+    for run in runs().values():
+        argv = list(run.argv)
+        if any(a == "--gate" and b == ref for a, b in pairwise(argv)):
+            return shlex.join(["gaia-eval", *(name if a == ref else a for a in argv)])
+    for row in _registry().get("suite", {}).values():
+        if row.get("baselines") == folder:
+            argv = row.get("gate_argv", {}).get(name)
+            if argv:
+                return shlex.join(["gaia-eval", *argv])
+    return f"{gate_commands().get(folder, '--gate')} {name}"

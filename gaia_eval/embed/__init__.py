@@ -10,7 +10,8 @@ how many came from it. Cached and fresh vectors are bit-identical, so runs compa
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+import threading
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +51,41 @@ class TokenLimited(Protocol):
         `len(text)` when the whole text fits. When not even the first word fits, a cut
         at a token boundary inside it, or 0 if the embedder cannot tell."""
         ...
+
+
+class Serialized:
+    """An embedder shared by items in flight (`--jobs`): its calls run one at a time.
+    Embedding is CPU-bound (nothing to gain from overlapping it on a small machine), and
+    an embedder's tokenizer, session and cache connection need not be thread-safe. Every
+    other attribute is the embedder's own, so the protocol checks still see it."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self._lock = threading.Lock()
+
+    @property
+    def spec(self) -> str:
+        return self._inner.spec
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        with self._lock:
+            return self._inner.embed(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if not callable(attr):
+            return attr
+        lock = self._lock
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return attr(*args, **kwargs)
+
+        return call
 
 
 def describe(embedder: Embedder) -> dict[str, str]:

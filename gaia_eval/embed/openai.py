@@ -71,11 +71,20 @@ class OpenAIEmbedder:
         self._client.close()
 
     def _request(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        from gaia_eval.core import limits
+
+        # The endpoint's one limiter: its cap spans every worker, and a throttle one of
+        # them sees holds the others back (this client does not retry it itself).
+        lim = limits.limiter(self.url)
         try:
-            resp = self._client.post(self.url, json={"model": self._model, "input": texts})
+            with lim.slot():
+                resp = self._client.post(self.url, json={"model": self._model, "input": texts})
         except httpx.HTTPError as err:
             msg = f"embedder {self.spec}: cannot reach {self.url}: {err!r}"
             raise InfrastructureError(msg) from err
+        after = limits.retry_after_s(resp.headers.get("retry-after"))
+        if limits.is_throttle(resp.status_code, after):
+            lim.throttled(after)
         if resp.status_code >= 500 or resp.status_code in (401, 403, 408, 429):
             msg = (
                 f"embedder {self.spec}: {self.url} answered HTTP {resp.status_code}: "

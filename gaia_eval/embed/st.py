@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.extras import install_hint
 
 
 class SentenceTransformerEmbedder:
@@ -23,7 +24,7 @@ class SentenceTransformerEmbedder:
         except ImportError as err:
             msg = (
                 f"--embedder sentence-transformers:{model}: sentence-transformers is not "
-                "installed. Fix: pip install 'gaia-eval[st]', or use --embedder "
+                f"installed. Fix: {install_hint('st')}, or use --embedder "
                 "onnx:all-MiniLM-L6-v2-int8 (same model, no torch)"
             )
             raise InvalidInputError(msg) from err

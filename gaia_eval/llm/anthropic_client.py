@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gaia_eval.core import limits
 from gaia_eval.core.errors import InfrastructureError, InvalidInputError
 from gaia_eval.llm.outage import error_for_status, unreachable
 
@@ -28,7 +29,9 @@ class AnthropicChat:
         try:
             import anthropic
         except ModuleNotFoundError as err:
-            msg = "anthropic:<model> needs the anthropic SDK: pip install 'gaia-eval[anthropic]'"
+            from gaia_eval.core.extras import install_hint
+
+            msg = f"anthropic:<model> needs the anthropic SDK: {install_hint('anthropic')}"
             raise InvalidInputError(msg) from err
         self._sdk: Any = anthropic
         try:
@@ -39,6 +42,7 @@ class AnthropicChat:
             msg = f"anthropic:{model}: cannot start the client ({err}); set ANTHROPIC_API_KEY"
             raise InfrastructureError(msg) from err
         self.model = model
+        self._base_url = base_url or "https://api.anthropic.com"
 
     def close(self) -> None:
         """Close the SDK's connection pool (an open socket left to the GC warns)."""
@@ -47,16 +51,22 @@ class AnthropicChat:
     def complete(self, system: str, prompt: str, max_tokens: int = 8000) -> tuple[str, int, int]:
         """(text, input_tokens, output_tokens)."""
         sdk = self._sdk
+        lim = limits.limiter(self._base_url)
         try:
-            reply = self._client.messages.create(
-                model=self.model,
-                max_tokens=max_tokens,
-                system=system,
-                messages=[{"role": "user", "content": prompt}],
-            )
+            with lim.slot():  # the SDK retries inside; the cap and backoff span workers
+                reply = self._client.messages.create(
+                    model=self.model,
+                    max_tokens=max_tokens,
+                    system=system,
+                    messages=[{"role": "user", "content": prompt}],
+                )
+            lim.ok()
         except sdk.APIConnectionError as err:  # includes timeouts
             raise unreachable(f"anthropic:{self.model}", err) from err
         except sdk.APIStatusError as err:
+            after = limits.retry_after_s(err.response.headers.get("retry-after"))
+            if limits.is_throttle(err.status_code, after):
+                lim.throttled(after)  # the other workers wait before their next request
             raise error_for_status(
                 f"anthropic:{self.model}", err.status_code, str(err.message)
             ) from err

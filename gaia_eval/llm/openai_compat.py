@@ -15,11 +15,16 @@ from typing import Any
 
 import httpx
 
+from gaia_eval.core import limits
 from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.llm.outage import ModelRequestError, error_for_status, unreachable
 
 RETRIES = 3
 RETRY_BACKOFF_S = 1.0
+THROTTLE_RETRIES = 8
+"""Attempts when the server keeps saying slow down (429 / overload): the shared backoff
+waits between them, so these are cheap for the server; a throttle is not an outage until
+they run out."""
 MAX_REPLY_BYTES = 32 * 1024 * 1024
 """A plain reply past this is not read on (an answer that size is a model running away,
 and holding it cost 1.6 GB for 100 MB): the request fails as the system's own error."""
@@ -151,25 +156,21 @@ class OpenAIChat:
         body = self._body(messages, tools, temperature, max_tokens, response_format)
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
-        last: Exception | None = None
-        for attempt in range(self.retries):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-            t0 = time.monotonic()
+        tries = _Attempts(self.url, self.retries, self.backoff_s)
+        for _ in tries:
             try:
-                with self._client.stream("POST", self.url, json=body) as resp:
-                    if resp.status_code != 200:
-                        err = error_for_status(self.url, resp.status_code, resp.read().decode())
-                        if isinstance(err, ModelRequestError) or resp.status_code in (401, 403):
-                            raise err
-                        last = err
-                        continue
-                    return _read_stream(resp.iter_lines(), t0, self.url)
+                with tries.lim.slot():
+                    t0 = time.monotonic()  # from the send: waiting for a slot is not TTFT
+                    with self._client.stream("POST", self.url, json=body) as resp:
+                        if resp.status_code != 200:
+                            tries.refused(resp, resp.read().decode())
+                            continue
+                        tries.lim.ok()
+                        return _read_stream(resp.iter_lines(), t0, self.url)
             except httpx.HTTPError as err:
                 # Mid-stream too: a cut stream is an outage, not an answer.
-                last = unreachable(self.url, err)
-        assert last is not None
-        raise last
+                tries.failed(unreachable(self.url, err))
+        raise tries.last()
 
     def _body(
         self,
@@ -191,32 +192,80 @@ class OpenAIChat:
         return body
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        last: Exception | None = None
-        for attempt in range(self.retries):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+        tries = _Attempts(self.url, self.retries, self.backoff_s)
+        for _ in tries:
             try:
-                with self._client.stream("POST", self.url, json=body) as resp:
-                    status = resp.status_code
+                with tries.lim.slot(), self._client.stream("POST", self.url, json=body) as resp:
                     raw = _read_capped(resp, MAX_REPLY_BYTES, self.url)
             except httpx.HTTPError as err:
-                last = unreachable(self.url, err)
+                tries.failed(unreachable(self.url, err))
                 continue
-            if status == 200:
-                try:
-                    data = json.loads(raw)
-                except (ValueError, RecursionError) as err:
-                    last = InfrastructureError(f"{self.url} returned invalid JSON: {err}")
-                    continue
-                if not isinstance(data, dict):
-                    raise InfrastructureError(f"{self.url} returned a non-object reply")
-                return data
-            err2 = error_for_status(self.url, status, raw.decode("utf-8", "replace"))
-            if isinstance(err2, ModelRequestError) or status in (401, 403):
-                raise err2
-            last = err2
-        assert last is not None
-        raise last
+            if resp.status_code != 200:
+                tries.refused(resp, raw.decode("utf-8", "replace"))
+                continue
+            tries.lim.ok()
+            try:
+                data = json.loads(raw)
+            except (ValueError, RecursionError) as err:
+                tries.failed(InfrastructureError(f"{self.url} returned invalid JSON: {err}"))
+                continue
+            if not isinstance(data, dict):
+                raise InfrastructureError(f"{self.url} returned a non-object reply")
+            return data
+        raise tries.last()
+
+
+class _Attempts:
+    """The attempts of one request: up to `retries` failures (with exponential pauses
+    between them) and up to THROTTLE_RETRIES throttles that named their wait (the
+    endpoint's shared limiter waits those out, for every worker)."""
+
+    def __init__(self, url: str, retries: int, backoff_s: float) -> None:
+        self.url, self.retries, self.backoff_s = url, retries, backoff_s
+        self.lim = limits.limiter(url)
+        self.failures = self.throttles = 0
+        self.pause = False
+        self.error: Exception | None = None
+
+    def __iter__(self) -> Iterator[int]:
+        while self.failures < self.retries and self.throttles < THROTTLE_RETRIES:
+            if self.pause:
+                time.sleep(self.backoff_s * 2 ** (self.failures - 1))
+            self.pause = True  # a throttle clears it: the limiter waits instead
+            yield self.failures + self.throttles
+
+    def failed(self, err: Exception) -> None:
+        self.error = err
+        self.failures += 1
+
+    def refused(self, resp: httpx.Response, text: str) -> None:
+        """A reply other than 200: a throttle waits, a refusal of the request itself or of
+        the credentials is raised at once, anything else is one more failure."""
+        err = error_for_status(self.url, resp.status_code, text)
+        if said := _throttle(self.lim, resp, self.backoff_s):
+            self.error, self.pause = err, False
+            self.throttles += said == "retry-after"
+            self.failures += said == "throttled"
+            return
+        if isinstance(err, ModelRequestError) or resp.status_code in (401, 403):
+            raise err
+        self.failed(err)
+
+    def last(self) -> Exception:
+        assert self.error is not None
+        return self.error
+
+
+def _throttle(lim: limits.Limiter, resp: httpx.Response, base_s: float) -> str:
+    """A 429 / overload reply starts the endpoint's shared backoff (every worker waits).
+    "retry-after": the server named the wait, so it is a pace, not a failure (retried up
+    to THROTTLE_RETRIES times); "throttled": no wait named (it may be a spent quota), it
+    counts as one of the request's few failures; "": not a throttle."""
+    after = limits.retry_after_s(resp.headers.get("retry-after"))
+    if not limits.is_throttle(resp.status_code, after):
+        return ""
+    lim.throttled(after, base_s=base_s)
+    return "retry-after" if after is not None else "throttled"
 
 
 def _parse_reply(data: dict[str, Any], url: str) -> ChatReply:

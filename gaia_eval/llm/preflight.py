@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from gaia_eval.core.extras import has_module
+from gaia_eval.core.extras import has_module, install_hint
 from gaia_eval.core.reach import Endpoint
 from gaia_eval.llm.spec import ModelSpec
 
@@ -21,7 +21,7 @@ def model_needs(spec: ModelSpec, role: str, claude_bin: str = "claude") -> list[
     if spec.backend == "anthropic":
         if not has_module("anthropic"):
             missing.append(
-                f"the anthropic SDK for {role} {spec.text!r}: pip install 'gaia-eval[anthropic]'"
+                f"the anthropic SDK for {role} {spec.text!r}: {install_hint('anthropic')}"
             )
         elif not any(os.environ.get(k, "").strip() for k in ANTHROPIC_KEYS):
             missing.append(

@@ -16,6 +16,10 @@ from typing import Literal
 
 from gaia_eval.core.errors import InvalidInputError
 
+REMOTE_JOBS = 4
+"""Default items in flight against a remote endpoint (a hosted API or a server of yours):
+enough to hide its latency, few enough not to trip a rate limit at once."""
+
 BASE_URL_ENV = "GAIA_EVAL_OPENAI_BASE_URL"
 OPENAI_KEY_ENV = "GAIA_EVAL_OPENAI_API_KEY"
 
@@ -86,3 +90,34 @@ def resolve(spec: ModelSpec) -> ModelSpec:
 
     server = shared_server(spec.model)
     return ModelSpec("openai", spec.model, server.openai_base_url, spec.text)
+
+
+def default_jobs(*specs: ModelSpec | None) -> int:
+    """The documented default of `--jobs` for a model-facing suite: the embedded local
+    model's slot count (what it decodes at once), REMOTE_JOBS for a remote endpoint, the
+    smallest over the specs given; 1 when no model is used."""
+    fits = []
+    for spec in specs:
+        if spec is None:
+            continue
+        if spec.backend == "local":
+            from gaia_eval.llm.local_server import local_slots
+
+            fits.append(local_slots())
+        else:
+            fits.append(REMOTE_JOBS)
+    return min(fits, default=1)
+
+
+def default_jobs_for(*texts: str | None) -> int:
+    """`default_jobs` of spec texts as a run records them; one that does not parse (it is
+    refused with its own message elsewhere) counts as a remote endpoint."""
+    specs: list[ModelSpec | None] = []
+    for text in texts:
+        if not text:
+            continue
+        try:
+            specs.append(parse_model_spec(text))
+        except InvalidInputError:
+            specs.append(ModelSpec("openai", text, None, text))
+    return default_jobs(*specs)

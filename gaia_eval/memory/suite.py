@@ -53,13 +53,28 @@ def system_factory(spec: str | None) -> Callable[[], Memory]:
     return factory  # type: ignore[no-any-return]
 
 
+LOCAL_SECONDS_PER_TURN = 38.0
+"""Measured: `memory --suite full --model local`, 2,825 s over 74 chat turns (2026-12-01)."""
+
+
 class MemorySuite(Suite):
     name = "memory"
     title = "Memory benchmark"
     item_model = ScenarioResult
     item_noun = "scenario"
+    # Each scenario replays into its own SQLite file with its own tools, system and model
+    # clients; the one embedder is Serialized.
+    concurrent_items = True
     gate = GATE
     report = REPORT
+
+    def default_jobs(self) -> int:
+        """1 for the pr tier (scripted, CPU-bound); full: the model's fit."""
+        if self.tier != "full":
+            return 1
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.model_spec, self.judge_spec)
 
     def __init__(
         self,
@@ -160,6 +175,19 @@ class MemorySuite(Suite):
         wanted = {Path(n).stem if n.endswith((".yaml", ".yml")) else n for n in self.asked}
         return [i for i in items if i.payload[0].id in wanted]
 
+    def item_seconds(self, item: Item) -> float | None:
+        """full with the embedded local model: 38 s per chat turn, what the six scenarios
+        took there (2,825 s over 74 turns on 2 shared cores, docs/memory.md); pr takes
+        seconds in all, and another model's speed is not known here."""
+        if self.tier != "full" or self.model_spec is None:
+            return None
+        from gaia_eval.llm.spec import parse_model_spec
+
+        if parse_model_spec(self.model_spec, "--model").backend != "local":
+            return None
+        scenario, _ = item.payload
+        return LOCAL_SECONDS_PER_TURN * sum(len(c.turns) for c in scenario.chats)
+
     def endpoints(self) -> list[Endpoint]:
         """full: the extraction model's and the judge's servers, and an `openai:`
         embedder's."""
@@ -200,10 +228,12 @@ class MemorySuite(Suite):
     # ---- running ----------------------------------------------------------------------
 
     def setup(self, ctx: RunContext, items: Sequence[Item]) -> None:
-        from gaia_eval.embed import describe, from_spec
+        from gaia_eval.embed import Serialized, describe, from_spec
 
-        self._embedder = from_spec(self.embedder_spec)
-        ctx.setup["embedder"] = describe(self._embedder)
+        embedder = from_spec(self.embedder_spec)
+        ctx.setup["embedder"] = describe(embedder)
+        # Shared by the scenarios in flight (--jobs): one embed call at a time.
+        self._embedder = Serialized(embedder)
         if self.local_model is not None:
             # The report prints its note (a 135M plumbing model) before any number.
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")

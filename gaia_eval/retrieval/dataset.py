@@ -24,8 +24,9 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -204,7 +205,64 @@ def _fail(path: Path, problems: list[str]) -> InvalidInputError:
     shown = problems[:20]
     more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
     lines = "\n".join(f"  {p}" for p in shown)
-    return InvalidInputError(f"{path}: invalid dataset ({len(problems)} problems):\n{lines}{more}")
+    count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+    return InvalidInputError(f"{path}: invalid dataset ({count}):\n{lines}{more}")
+
+
+def _with_row_id(line: str, raw: dict[str, Any]) -> str:
+    """A problem's line with the id of the row it is in (`... (question 'q2')`), when the
+    row has one and the line does not say it yet: a field path alone is hard to find in a
+    long file."""
+    m = re.match(r"(documents|questions)\[(\d+)\]", line)
+    rows = raw.get(m.group(1)) if m else None
+    if m is None or not isinstance(rows, list) or int(m.group(2)) >= len(rows):
+        return line
+    row = rows[int(m.group(2))]
+    rid = row.get("id") if isinstance(row, dict) else None
+    noun = "document" if m.group(1) == "documents" else "question"
+    if not isinstance(rid, str) or not rid or f"{noun} {rid}" in line or repr(rid) in line:
+        return line
+    return f"{line} ({noun} {rid!r})"
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The rows of a dataset file that validated, by index (None: that row did not), so
+    the checks after the schema run on the rest and keep their field paths."""
+
+    source: Path
+    documents: list[DocumentRef | None]
+    questions: list[Question | None]
+
+
+def _validate_rows(
+    raw: dict[str, Any], path: Path
+) -> tuple[list[str], _Rows | None, Dataset | None]:
+    """Schema problems of every row (not only the first bad one), the rows that
+    validated, and the dataset when all did: one message names every problem of the file."""
+    try:
+        data = Dataset.model_validate({**raw, "source": path})
+    except ValidationError as err:
+        problems = _problems_from(err)
+    else:
+        return [], _Rows(path, list(data.documents), list(data.questions)), data
+    docs, questions = raw.get("documents"), raw.get("questions")
+    if not isinstance(docs, list) or not isinstance(questions, list):
+        return problems, None, None
+    return problems, _Rows(path, _each(DocumentRef, docs), _each(Question, questions)), None
+
+
+def _each(model: type[_M], rows: list[Any]) -> list[_M | None]:
+    out: list[_M | None] = []
+    for row in rows:
+        try:
+            out.append(model.model_validate(row))
+        except ValidationError:  # listed by the whole file's validation
+            out.append(None)
+    return out
 
 
 def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
@@ -262,18 +320,22 @@ def load_dataset(path: Path | str, *, allow_outside: bool = False) -> Dataset:
                 ]
     if problems:
         raise _fail(path, problems)
-    try:
-        data = Dataset.model_validate({**raw, "source": path})
-    except ValidationError as err:
-        raise _fail(path, _problems_from(err)) from None
-    problems = _semantic_problems(data, allow_outside=allow_outside or data.allow_outside)
-    if problems:
-        raise _fail(path, problems)
+    problems, rows, data = _validate_rows(raw, path)
+    if rows is not None:
+        allowed = allow_outside or raw.get("allow_outside") is True
+        problems += _semantic_problems(rows, allow_outside=allowed)
+        problems += _quote_problems(rows)
+    if problems or data is None:
+        raise _fail(path, [_with_row_id(p, raw) for p in problems])
     return data.model_copy(
         update={
             "documents": [d.model_copy(update={"path": d.path.resolve()}) for d in data.documents]
         }
     )
+
+
+def _id(doc: DocumentRef | None) -> str:
+    return doc.id if doc is not None else "?"
 
 
 def _file_problem(path: Path) -> str | None:
@@ -295,12 +357,14 @@ def _file_problem(path: Path) -> str | None:
     return None
 
 
-def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[str]:
+def _semantic_problems(data: _Rows, *, allow_outside: bool = False) -> list[str]:
     problems: list[str] = []
     doc_ids: dict[str, int] = {}
     by_file: dict[str, int] = {}
     folder = data.source.parent
     for i, d in enumerate(data.documents):
+        if d is None:  # its schema problem is already listed
+            continue
         if d.id in doc_ids:
             problems.append(
                 f"documents[{i}].id: {d.id!r} repeats documents[{doc_ids[d.id]}]; "
@@ -318,7 +382,7 @@ def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[st
         if first != i:
             problems.append(
                 f"documents[{i}].path: names the same file as documents[{first}] "
-                f"({data.documents[first].id!r} and {d.id!r}: {real}); give each file one entry"
+                f"({_id(data.documents[first])!r} and {d.id!r}: {real}); give each file one entry"
             )
         if not allow_outside and outside(d.path, folder):
             problems.append(
@@ -329,6 +393,8 @@ def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[st
     known = ", ".join(sorted(doc_ids)) or "none"
     q_ids: dict[str, int] = {}
     for i, q in enumerate(data.questions):
+        if q is None:
+            continue
         where = f"questions[{i}]"
         if q.id in q_ids:
             problems.append(
@@ -354,6 +420,49 @@ def _semantic_problems(data: Dataset, *, allow_outside: bool = False) -> list[st
             if ev.near is not None and not collapse(ev.near):
                 problems.append(f"{at}.near: empty; remove it or give verbatim text")
     return problems
+
+
+_QUOTE_CHECK_MAX = 20 * 1024 * 1024
+"""Text documents up to this size have their quotes checked when the dataset loads."""
+
+
+def _quote_problems(data: _Rows) -> list[str]:
+    """Quotes and hints that are not in their (plain text) document, found at load with
+    the rest: a text file's text is its bytes, so no extraction is needed. PDFs are checked
+    once extracted, before the first query (indexing.resolve)."""
+    from gaia_eval.retrieval.evidence import DocumentText, LabelError, resolve_evidence
+    from gaia_eval.systems.rag.extract import PDF_SUFFIXES, extract_text
+
+    texts: dict[str, DocumentText | None] = {}
+    for d in data.documents:
+        if d is None or d.id in texts:
+            continue
+        texts[d.id] = None
+        try:
+            if d.path.suffix.lower() in PDF_SUFFIXES or d.path.stat().st_size > _QUOTE_CHECK_MAX:
+                continue
+            raw = d.path.read_bytes()
+        except OSError:  # named by the path checks
+            continue
+        if raw.startswith(b"%PDF-"):
+            continue
+        got = extract_text(d.path, raw)
+        if got.status == "ok":
+            texts[d.id] = DocumentText(d.id, got.text)
+    out: list[str] = []
+    for i, q in enumerate(data.questions):
+        if q is None:
+            continue
+        for j, ev in enumerate(q.evidence):
+            text = texts.get(ev.doc)
+            if text is None or (ev.quote is None and ev.near is None):
+                continue
+            try:
+                resolve_evidence(text, quote=ev.quote, page=ev.page, near=ev.near, question_id=q.id)
+            except LabelError as err:
+                field = "quote" if ev.quote is not None else "near"
+                out.append(f"questions[{i}].evidence[{j}].{field}: {err}")
+    return out
 
 
 def builtin_dataset_path(name: str) -> Path:

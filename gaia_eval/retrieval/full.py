@@ -69,16 +69,29 @@ class FullOptions:
         return name in self.datasets
 
 
-def parse_datasets(text: str) -> tuple[str, ...]:
-    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
-    bad = [n for n in names if n not in FULL_DATASETS]
+def parse_datasets(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(datasets, XQuAD languages named as `xquad-<lang>`): the docs and the report call
+    the per-language datasets `xquad-de`, so `--datasets xquad-de` means `xquad` in `de`."""
+    names: list[str] = []
+    langs: list[str] = []
+    bad: list[str] = []
+    for n in dict.fromkeys(n.strip() for n in text.split(",") if n.strip()):
+        if n.startswith("xquad-") and n[6:] in XQUAD_LANGUAGES:
+            names.append("xquad")
+            langs.append(n[6:])
+        elif n in FULL_DATASETS:
+            names.append(n)
+        else:
+            bad.append(n)
     if bad or not names:
         msg = (
             f"--datasets {text!r}: unknown dataset(s) {', '.join(bad) or '(none given)'}; "
-            f"choose from {', '.join(FULL_DATASETS)}"
+            f"choose from {', '.join(FULL_DATASETS)}, or xquad-<lang> for one language "
+            f"({', '.join(XQUAD_LANGUAGES)})"
         )
         raise InvalidInputError(msg)
-    return names
+    whole = "xquad" in [n for n in dict.fromkeys(text.replace(" ", "").split(","))]
+    return tuple(dict.fromkeys(names)), () if whole else tuple(langs)
 
 
 def parse_languages(text: str) -> tuple[str, ...]:
@@ -143,15 +156,15 @@ def pdf_file(doc: str) -> Wanted:
 
 
 def near_duplicate_filings(corpus: Corpus, docs: Sequence[str]) -> dict[str, list[str]]:
-    """Company -> its 10-K filings in the manifest (verified ones, at least two), for the
+    """Company -> its 10-K filings in the manifest (checkable ones, at least two), for the
     companies with the most filings among those a question of this run asks about."""
     files = corpus.manifest.sources.get("financebench")
     if files is None:
         return {}
     by_company: dict[str, list[str]] = defaultdict(list)
-    for name, f in files.files.items():
+    for name in files.files:
         m = re.fullmatch(r"pdfs/(([A-Z0-9]+)_(\d{4})_10K)\.pdf", name)
-        if m and f.verified:
+        if m and (corpus.pin_unverified or corpus.entry(Wanted("financebench", name)).verified):
             by_company[m.group(2)].append(m.group(1))
     asked = {d.split("_", 1)[0] for d in docs}
     ranked = sorted(

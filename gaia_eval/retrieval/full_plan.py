@@ -37,11 +37,19 @@ class FullPlan:
 def _options(args: argparse.Namespace) -> FullOptions:
     from gaia_eval.retrieval.full import FullOptions, parse_datasets, parse_languages
 
-    datasets = parse_datasets(args.datasets) if args.datasets else FullOptions().datasets
+    datasets, named = (
+        parse_datasets(args.datasets) if args.datasets else (FullOptions().datasets, ())
+    )
+    if named and args.xquad_languages:
+        msg = (
+            f"--datasets names XQuAD languages ({', '.join('xquad-' + n for n in named)}) and "
+            "--xquad-languages narrows them too; use one of the two"
+        )
+        raise InvalidInputError(msg)
     langs = (
         parse_languages(args.xquad_languages)
         if args.xquad_languages
-        else FullOptions().xquad_languages
+        else named or FullOptions().xquad_languages
     )
     if args.xquad_languages and "xquad" not in datasets:
         msg = "--xquad-languages narrows the xquad dataset, which --datasets leaves out"
@@ -67,7 +75,7 @@ def plan(args: argparse.Namespace) -> FullPlan:
         msg = "--no-scale and --scale-tiers contradict each other; drop one"
         raise InvalidInputError(msg)
     opts = _options(args)
-    corpus = Corpus(load_manifest(args.sources))
+    corpus = Corpus(load_manifest(args.sources), pin_unverified=bool(args.pin_unverified))
     hard = args.hard_cases is not False
     wanted = full.first_files(opts)
     scale = None
@@ -91,6 +99,14 @@ def plan(args: argparse.Namespace) -> FullPlan:
             wanted.append(distractor_file())
     corpus.fetch(wanted, offline=args.offline)
     corpus.fetch(full.second_files(corpus, opts, hard), offline=args.offline)
+    if corpus.pinned:  # the run header says it before anything runs; the report repeats it
+        from gaia_eval.retrieval.sources import PINNED_NOTE
+
+        print(
+            f"corpus: {len(corpus.pinned)} file(s) {PINNED_NOTE} "
+            f"(pins in {corpus.pin_path}): {', '.join(sorted(map(str, corpus.pinned)))}",
+            flush=True,
+        )
     return FullPlan(opts, corpus, scale, hard)
 
 
@@ -163,4 +179,5 @@ def suite_extras(p: FullPlan) -> dict[str, Any]:
             company: [p.corpus.check(full.pdf_file(d)) for d in filings]
             for company, filings in full.near_duplicate_filings(p.corpus, docs).items()
         }
+    out["pinned_files"] = sorted(map(str, p.corpus.pinned))
     return out

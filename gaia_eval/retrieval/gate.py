@@ -30,6 +30,7 @@ from gaia_eval.retrieval.models import QuestionResult, RagSummary
 from gaia_eval.retrieval.summary import HARD_PREFIX, hard_case_status, is_hard_case, result_of
 
 if TYPE_CHECKING:
+    from gaia_eval.core.compare.metrics import ItemMetric
     from gaia_eval.core.results import Envelope, Header
 
 DEFAULT_TOLERANCE = 0.02
@@ -223,6 +224,36 @@ def _hard_cases(
             notes.append(f"hard case {cid} is new: {now}")
 
 
+def compare_metrics(env: Envelope) -> list[ItemMetric]:
+    """For `gaia-eval compare`, per question: the sdk pipeline's hit@5 (the first hit's rank
+    moved past 5 is a flip) and reciprocal rank, the agent pipeline's hit, all gated as the
+    gate gates recall@5, mrr and recall@returned; sdk latency is reported, not gated."""
+    from gaia_eval.core.compare.metrics import collect
+
+    rows = [(rec.id, res) for rec in env.items if isinstance(res := result_of(rec), QuestionResult)]
+    return [
+        collect("sdk hit@5", "binary", ((i, _hit5(r.sdk_rank), None) for i, r in rows), gated=True),
+        collect(
+            "sdk rr",
+            "continuous",
+            ((i, 1 / r.sdk_rank if r.sdk_rank else 0.0, None) for i, r in rows),
+            gated=True,
+        ),
+        collect(
+            "agent hit@returned",
+            "binary",
+            ((i, r.agent_rank is not None, None) for i, r in rows),
+            gated=True,
+        ),
+        collect(
+            "sdk latency (s)",
+            "continuous",
+            ((i, r.sdk_latency_s, None) for i, r in rows),
+            higher_is_better=False,
+        ),
+    ]
+
+
 GATE = GateRules(
     metrics=tuple(
         MetricRule(f"*/{label}", widen_items=WIDEN_ITEMS) for label, _, _ in GATED_METRICS
@@ -233,4 +264,5 @@ GATE = GateRules(
     read_checks=checks,
     extra=extra,
     comparable=gate_comparable_fields,
+    item_metrics=compare_metrics,
 )

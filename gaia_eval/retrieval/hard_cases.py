@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gaia_eval.core.errors import InfrastructureError
+from gaia_eval.core.extras import install_hint
 from gaia_eval.retrieval.dataset import Dataset, Question
 from gaia_eval.retrieval.evidence import DocumentText, chunk_hits, locate_chunks, resolve_evidence
 from gaia_eval.retrieval.models import DENSE_DEPTH, HardCase, HardCaseStatus
@@ -267,7 +268,7 @@ def scanned_pdf(ctx: Context) -> HardCase:
             cid,
             title,
             "skipped",
-            "rasterizing needs pypdfium2: pip install 'gaia-eval[pdf]'",
+            f"rasterizing needs pypdfium2: {install_hint('pdf')}",
         )
     folder = ctx.work / cid
     scan = folder / f"scanned-{pdf.name}"

@@ -18,6 +18,7 @@ from gaia_eval.retrieval.dataset import Dataset
 from gaia_eval.retrieval.evidence import (
     DocumentText,
     EvidenceLabel,
+    LabelError,
     LocatedChunks,
     ResolvedEvidence,
     locate_chunks,
@@ -123,7 +124,9 @@ def index_dataset(ds: Dataset, idx: Indexed, load_s: float, cache: Path | None) 
                 )
                 index_s += seconds
                 continue
-            if res.status == "empty":
+            if res.status == "empty" and path.suffix.lower() != ".pdf":
+                # (A PDF of scans is empty only without a vision model: with --no-vlm that
+                # is the configuration's failure to read it, measured as a failed document.)
                 # Nothing to retrieve from it: every question on it would score 0 as if
                 # the system had failed (all documents empty read "5/5 measured, R@5 0").
                 msg = (
@@ -240,8 +243,31 @@ def resolve(ds: Dataset, idx: Indexed) -> dict[str, list[ResolvedEvidence] | Non
             resolved[q.id] = None
             continue
         labels.extend(EvidenceLabel(q.id, ev.doc, ev.quote, ev.page, ev.near) for ev in q.evidence)
+    try:
+        found = resolve_labels(idx.texts, labels)
+    except LabelError:
+        raise _label_problems(ds, idx) from None
     by_question: dict[str, list[ResolvedEvidence]] = defaultdict(list)
-    for label, ev_resolved in zip(labels, resolve_labels(idx.texts, labels), strict=True):
+    for label, ev_resolved in zip(labels, found, strict=True):
         by_question[label.question_id].append(ev_resolved)
     resolved.update(by_question)
     return resolved
+
+
+def _label_problems(ds: Dataset, idx: Indexed) -> LabelError:
+    """Every evidence entry that is not in its extracted document (a PDF's, known only
+    once extracted), each with the dataset file, its field path and the question."""
+    problems: list[str] = []
+    for i, q in enumerate(ds.questions):
+        for j, ev in enumerate(q.evidence):
+            if ev.doc not in idx.texts:
+                continue
+            label = EvidenceLabel(q.id, ev.doc, ev.quote, ev.page, ev.near)
+            try:
+                resolve_labels(idx.texts, [label])
+            except LabelError as err:
+                problems.append(f"questions[{i}].evidence[{j}]: {err}")
+    count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+    lines = "".join(f"\n  {p}" for p in problems[:20])
+    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return LabelError(f"{ds.source}: evidence not in its document ({count}):{lines}{more}")

@@ -212,6 +212,11 @@ class SdkSummary(_Model):
     """... within the top 20."""
     mrr: float
     """Mean of 1/first-hit rank, misses as 0 (gated)."""
+    ndcg_at_10: float | None = Field(
+        None, validation_alias="ndcg@10", serialization_alias="ndcg@10"
+    )
+    """nDCG@10: 1 / log2(rank + 1) of the first hit within the top 10, misses as 0 (not
+    gated; None in runs written before it was reported)."""
 
 
 class DocumentSummary(_Model):
@@ -538,6 +543,9 @@ class RagSetup(BaseModel):
     local_model: dict[str, Any] | None = None
     """The embedded server that answered or judged (`--model local`): weights, threads,
     slots and the note every report of such a run leads with (a 135M plumbing model)."""
+    pinned_corpus_files: list[str] | None = None
+    """Full suite: corpus files checked against the user's pin (`--pin-unverified`), not a
+    published hash (sources.PINNED_KEY)."""
 
     def index(self, dataset: str) -> IndexStats | None:
         """The dataset's index statistics (None: not indexed, e.g. setup stopped first)."""

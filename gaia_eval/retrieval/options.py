@@ -69,6 +69,14 @@ FULL = Options.of(
         kind="switch",
     ),
     Option(
+        "--pin-unverified",
+        "trust corpus files the manifest has no sha256 for on first download: download "
+        "them once and record their sha256 and size in <cache>/retrieval/pins.json; every "
+        "later run checks them against that pin (reported as not verified against a "
+        "published hash)",
+        kind="switch",
+    ),
+    Option(
         "--sources",
         "a sources manifest of your own instead of the shipped "
         "gaia_eval/retrieval/data/sources.json (to pin files it leaves unverified)",
@@ -77,7 +85,8 @@ FULL = Options.of(
     ),
     Option(
         "--datasets",
-        "only these full-suite datasets: repo_docs, technical_docs, financebench, xquad",
+        "only these full-suite datasets: repo_docs, technical_docs, financebench, xquad "
+        "(or xquad-<lang> for one language)",
         metavar="A,B",
     ),
     Option("--xquad-languages", "XQuAD languages (default en,de,es,ru,zh,ar,hi)", metavar="L,L"),

@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gaia_eval.core import charts
-from gaia_eval.core.report import Block, Bullets, Chart, Para, Report, Section, Table, fmt
+from gaia_eval.core.report import (
+    NOTHING_MEASURED,
+    Block,
+    Bullets,
+    Chart,
+    Para,
+    Report,
+    Section,
+    Table,
+    fmt,
+)
 from gaia_eval.retrieval.gate import DEFAULT_TOLERANCE, WIDEN_ITEMS
 from gaia_eval.retrieval.hard_cases import PR_CASES, TITLES
 from gaia_eval.retrieval.models import (
@@ -22,6 +32,7 @@ from gaia_eval.retrieval.models import (
     RagSetup,
     RagSummary,
 )
+from gaia_eval.retrieval.sources import PINNED_KEY, PINNED_NOTE
 from gaia_eval.retrieval.summary import HARD_PREFIX, is_hard_case, questions, result_of
 
 if TYPE_CHECKING:
@@ -35,6 +46,9 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
     out = []
     for d in s.datasets:
         q = d.summary
+        if not q.questions:  # stopped before a question finished: no mean to show
+            out.append((f"{d.dataset}: sdk R@5 / MRR", NOTHING_MEASURED))
+            continue
         out.append(
             (
                 f"{d.dataset}: sdk R@5 / MRR",
@@ -64,7 +78,10 @@ def headline(env: Envelope) -> list[tuple[str, str]]:
         for status in s.hard_cases.values():
             word = "crashed" if status == "error" else status
             counts[word] = counts.get(word, 0) + 1
-        out.append(("hard cases", ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))))
+        # "6 of 6 pass" reads at once; the other outcomes follow with their counts.
+        passed = counts.pop("pass", 0)
+        rest = [f"{n} {k}" for k, n in sorted(counts.items())]
+        out.append(("hard cases", ", ".join([f"{passed} of {len(s.hard_cases)} pass", *rest])))
     return out
 
 
@@ -143,6 +160,11 @@ def warnings(env: Envelope) -> list[str]:
             + (f", {sum(i in done for i in hc)} of {len(hc)} hard cases" if hc else "")
             + "; the numbers below cover what finished."
         )
+    pinned = env.setup.get(PINNED_KEY)
+    if isinstance(pinned, list) and pinned:
+        lines.append(
+            f"{len(pinned)} corpus file(s) {PINNED_NOTE}: " + ", ".join(f"`{p}`" for p in pinned)
+        )
     for d in s.datasets:
         ix = d.index
         if ix is None:
@@ -196,6 +218,15 @@ def _dataset(d: DatasetSummary, qs: list[QuestionResult]) -> Section:
     if d.documents_outside:
         outside = ", ".join(f"`{doc}`" for doc in d.documents_outside)
         blocks.append(Para(f"Documents outside the dataset folder (allowed): {outside}"))
+    if not s.questions:
+        blocks.append(
+            Para(
+                "Nothing measured: no question of this dataset finished (the run stopped "
+                "first), so there is no recall, MRR or latency to show."
+            )
+        )
+        blocks += _index(d) if d.index is not None else []
+        return Section(f"Dataset `{d.dataset}` (0 of {d.questions_total} questions)", blocks)
     header = ["pipeline", "R@1", "R@3", "R@5", "R@10", "R@20", "MRR", "R@returned"]
     header += ["mean returned", "p50 ms", "p95 ms"]
     na = "–"

@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 import shutil
+import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
@@ -48,6 +49,7 @@ from gaia_eval.retrieval.models import (
     ScaleTier,
     SystemSettings,
 )
+from gaia_eval.retrieval.sources import PINNED_KEY
 from gaia_eval.retrieval.systems import SystemMaker
 from gaia_eval.systems.rag.protocol import SearchHit
 
@@ -116,6 +118,7 @@ class RagRun(Suite):
     near_duplicates: dict[str, list[Path]] | None
     local_model: LocalServerInfo | None
     license_notes: dict[str, dict[str, str]] | None
+    pinned_files: list[str] | None
 
     def __init__(self) -> None:
         self._context_chunks = 0
@@ -123,6 +126,10 @@ class RagRun(Suite):
         self._work: Path | None = None
         self._distractors: list[Any] = []
         self._page_words: dict[tuple[int, str, int], set[str]] = {}
+        # With --jobs only the answer model's calls overlap: retrieval, hard cases and
+        # scale tiers hold this (the index and its caches are one shared system, and its
+        # latencies are measured alone); re-entrant: _scale_tier measures inside it.
+        self._search_lock = threading.RLock()
 
     @abstractmethod
     def datasets(self) -> list[Dataset]:
@@ -143,6 +150,8 @@ class RagRun(Suite):
             ctx.setup[RECORD_KEY] = self.local_model.model_dump(mode="json")
         if self.license_notes is not None:
             ctx.setup["sources"] = self.license_notes
+        if self.pinned_files:
+            ctx.setup[PINNED_KEY] = self.pinned_files
         loaded = self.datasets()
         ctx.setup["datasets"] = [
             DatasetSetup(
@@ -215,20 +224,24 @@ class RagRun(Suite):
 
     def run_item(self, item: Item, ctx: RunContext) -> BaseModel:
         if callable(item.payload):
-            return self._hard_case(item.payload)
+            with self._search_lock:
+                return self._hard_case(item.payload)
         if item.payload[0] == "scale":
-            return self._scale_tier(item.payload[1])
+            with self._search_lock:
+                return self._scale_tier(item.payload[1])
         n, q = item.payload
         ds = self.datasets()[n]
         return self._measure(self._indexed[ds.id], ds, q, answers=True)
 
     def _measure(self, idx: Indexed, ds: Dataset, q: Question, *, answers: bool) -> QuestionResult:
-        t0 = time.perf_counter()
-        sdk_hits = idx.system.search(q.question, DENSE_DEPTH)[:DENSE_DEPTH]
-        sdk_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        agent_hits = idx.system.agent_search(q.question)
-        agent_s = time.perf_counter() - t0
+        with self._search_lock:
+            t0 = time.perf_counter()
+            sdk_hits = idx.system.search(q.question, DENSE_DEPTH)[:DENSE_DEPTH]
+            sdk_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            agent_hits = idx.system.agent_search(q.question)
+            agent_s = time.perf_counter() - t0
+            overlap = self._label_overlap(idx, q)
         evidence = idx.resolved[q.id]
         ev_docs = {ev.doc for ev in q.evidence}
         answer = None
@@ -260,7 +273,7 @@ class RagRun(Suite):
             agent_latency_s=round(agent_s, 6),
             evidence_not_indexed=evidence is None,
             answer=answer,
-            label_overlap=self._label_overlap(idx, q),
+            label_overlap=overlap,
         )
 
     def _label_overlap(self, idx: Indexed, q: Question) -> float | None:

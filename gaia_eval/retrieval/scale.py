@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from gaia_eval.core.errors import InvalidInputError
+from gaia_eval.core.extras import install_hint
 from gaia_eval.core.results_io import atomic_write_bytes
 from gaia_eval.retrieval.dataset import DATA_DIR, Dataset, DocumentRef
 from gaia_eval.retrieval.models import AnnTrial
@@ -57,10 +58,12 @@ def distractor_file() -> Wanted:
 
 
 def wikipedia_usable(corpus: Corpus) -> bool:
-    """Whether the manifest pins the Wikipedia parquet with a verified sha256."""
+    """Whether the Wikipedia parquet can be checked: a verified sha256 in the manifest, a
+    user pin, or --pin-unverified (which pins it on its download)."""
     src = corpus.manifest.sources.get(WIKI_FILE.source)
-    f = src.files.get(WIKI_FILE.name) if src else None
-    return f is not None and f.verified
+    if src is None or WIKI_FILE.name not in src.files:
+        return False
+    return corpus.pin_unverified or corpus.entry(WIKI_FILE).verified
 
 
 def pick_targets(ds: Dataset, n: int) -> tuple[list[str], set[str]]:
@@ -78,8 +81,8 @@ def wikipedia_articles(path: Path, n: int) -> list[tuple[str, str]]:
         import pyarrow.parquet as pq
     except ImportError:
         msg = (
-            "Wikipedia distractors need pyarrow to read the parquet file: pip install "
-            "'gaia-eval[full]' (or pass --distractors generated)"
+            "Wikipedia distractors need pyarrow to read the parquet file: "
+            f"{install_hint('full')} (or pass --distractors generated)"
         )
         raise InvalidInputError(msg) from None
     out: list[tuple[str, str]] = []

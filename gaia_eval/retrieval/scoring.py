@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from gaia_eval import _native
 from gaia_eval.core.stats import percentile_linear
 from gaia_eval.retrieval.models import (
@@ -35,6 +37,23 @@ def first_hit(ranks: Sequence[Rank], ks: Sequence[int]) -> dict[str, float]:
         return {**{f"recall@{k}": 0.0 for k in ks}, "mrr": 0.0}
     summary = _native.first_hit_metrics(list(ranks), ks).summary()
     return {name: round(value, 4) for name, value in summary.items()}
+
+
+def ndcg_at(ranks: Sequence[Rank], k: int) -> float:
+    """nDCG@k over first-hit ranks by the native ranking kernel (a question has one relevant
+    chunk, so a hit at rank r scores 1 / log2(r + 1)), rounded to 4 decimals; 0.0 for none."""
+    if not ranks:
+        return 0.0
+    q = len(ranks)
+    # Ranks 1..k hold non-relevant docs 1..k (no -1 padding: it may only end a ranking).
+    ranked = np.tile(np.arange(1, k + 1, dtype=np.int64), (q, 1))
+    for i, r in enumerate(ranks):
+        if r is not None and 1 <= r <= k:
+            ranked[i, r - 1] = 0  # doc 0, each question's one relevant document
+    offsets = np.arange(q + 1, dtype=np.int64)
+    docs, grades = np.zeros(q, dtype=np.int64), np.ones(q, dtype=np.int64)
+    scores = _native.ranking_metrics(ranked, offsets, docs, grades, [k])
+    return round(float(scores.ndcg[:, 0].mean()), 4)
 
 
 def recall_at(ranks: Sequence[Rank], k: int) -> float:
@@ -71,7 +90,9 @@ def summarize(questions: Sequence[QuestionResult]) -> Summary:
     return Summary(
         questions=n,
         evidence_not_indexed=sum(1 for q in questions if q.evidence_not_indexed),
-        sdk=SdkSummary.model_validate({"n": n, **sdk}),
+        sdk=SdkSummary.model_validate(
+            {"n": n, **sdk, "ndcg@10": ndcg_at([q.sdk_rank for q in questions], 10)}
+        ),
         sdk_document=DocumentSummary.model_validate(
             {"n": n, "recall@1": doc["recall@1"], "recall@5": doc["recall@5"]}
         ),

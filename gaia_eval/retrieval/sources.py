@@ -6,9 +6,14 @@ Files live in `<cache root>/retrieval/<source>/<file>` (the cache root is
 checked (size, then sha256) on every use: a file that does not match is an error naming
 it, never silently downloaded again, because a changed file changes every score.
 
-An entry whose sha256 is null is unverified (its `unverified` note says why): it is never
-downloaded or used, since nothing could tell a right file from a wrong one. Record its
-sha256 and bytes in a copy of the manifest and pass that with `--sources FILE`.
+An entry whose sha256 is null is unverified (its `unverified` note says why): it is not
+downloaded or used by default, since nothing could tell a right file from a wrong one.
+Record its sha256 and bytes in a copy of the manifest and pass that with `--sources FILE`,
+or trust it on first download: `--pin-unverified` downloads it once and records the sha256
+and size it had into the user's pin file `<cache root>/retrieval/pins.json` (never into
+the package); every later run checks the file against that pin, with or without the
+flag, and says the file was pinned on first download, not verified against a published
+hash. A pin is keyed by the entry's URL: a manifest that moves the URL needs a new pin.
 
 Downloads write `<file>.part` and rename it into place once its size and sha256 match; an
 interrupted or truncated download keeps its `.part`, and the next fetch resumes it with
@@ -37,6 +42,10 @@ MANIFEST = Path(__file__).parent / "data" / "sources.json"
 TIMEOUT_S = 300.0
 BLOCK = 1 << 16
 FETCH_HINT = "gaia-eval retrieval --component rag --suite full --fetch-only"
+PIN_FILE = "pins.json"
+PINNED_NOTE = "pinned on first download, not verified against a published hash"
+PINNED_KEY = "pinned_corpus_files"
+"""The setup key listing the run's pinned files (the report names them first)."""
 _PINNED_HOSTS = ("github.com", "raw.githubusercontent.com", "huggingface.co")
 _COMMIT = re.compile(r"(?<![0-9a-f])[0-9a-f]{40}(?![0-9a-f])")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -179,42 +188,113 @@ class Wanted:
 class Corpus:
     """The manifest's files in one cache folder: checked paths, fetches."""
 
-    def __init__(self, manifest: Manifest, root: Path | None = None) -> None:
+    def __init__(
+        self, manifest: Manifest, root: Path | None = None, *, pin_unverified: bool = False
+    ) -> None:
         self.manifest = manifest
         self.root = root or cache_dir()
+        self.pin_unverified = pin_unverified
+        """Download unverified entries once and pin what they were (trust on first use)."""
         self.checked: set[Wanted] = set()
         """Files checked in this process (each is hashed once per run)."""
+        self.pinned: set[Wanted] = set()
+        """Files this run checked against a user pin rather than the manifest."""
 
     def target(self, want: Wanted) -> Path:
         return self.root / want.source / want.name
 
+    @property
+    def pin_path(self) -> Path:
+        return self.root / PIN_FILE
+
+    def _pins(self) -> dict[str, Any]:
+        try:
+            raw = json.loads(self.pin_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            msg = (
+                f"{self.pin_path}: cannot read the pin file ({err}); delete it to pin the "
+                "unverified files again on their next download (--pin-unverified)"
+            )
+            raise InvalidInputError(msg) from None
+        pins = raw.get("pins") if isinstance(raw, dict) else None
+        if not isinstance(pins, dict):
+            msg = f"{self.pin_path}: field `pins` must be an object; delete the file to re-pin"
+            raise InvalidInputError(msg)
+        return pins
+
+    def _pin_of(self, want: Wanted, f: SourceFile) -> SourceFile | None:
+        """The entry with the sha256 and size pinned on its first download, or None."""
+        pin = self._pins().get(str(want))
+        if not isinstance(pin, dict) or pin.get("url") != f.url:
+            return None
+        sha, size = pin.get("sha256"), pin.get("bytes")
+        if not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
+            msg = f"{self.pin_path}: pins.{want}.sha256 is not 64 lower-case hex digits"
+            raise InvalidInputError(msg)
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            msg = f"{self.pin_path}: pins.{want}.bytes must be a whole number of bytes"
+            raise InvalidInputError(msg)
+        return f.model_copy(update={"sha256": sha, "bytes": size})
+
+    def _record_pin(self, want: Wanted, f: SourceFile, sha: str, size: int) -> None:
+        from gaia_eval.core.results_io import atomic_write_bytes
+
+        pins = self._pins()
+        pins[str(want)] = {"url": f.url, "sha256": sha, "bytes": size, "note": PINNED_NOTE}
+        data = {"about": f"gaia-eval corpus pins: {PINNED_NOTE}", "pins": pins}
+        atomic_write_bytes(self.pin_path, json.dumps(data, indent=1, sort_keys=True).encode())
+
+    def entry(self, want: Wanted) -> SourceFile:
+        """The manifest's entry, with the user's pin filled in for an unverified one."""
+        f = self.manifest.file(want.source, want.name)
+        if f.verified:
+            return f
+        return self._pin_of(want, f) or f
+
     def unverified(self, wanted: Iterable[Wanted]) -> list[str]:
-        """The wanted files the manifest cannot check, each with its reason."""
+        """The wanted files neither the manifest nor a pin can check, each with its reason."""
         out = []
         for w in wanted:
-            f = self.manifest.file(w.source, w.name)
+            f = self.entry(w)
             if not f.verified:
                 out.append(f"{w} ({f.unverified})")
         return out
 
-    def refuse_unverified(self, wanted: Iterable[Wanted]) -> None:
+    def refuse_unverified(self, wanted: Iterable[Wanted], *, downloading: bool = False) -> None:
+        """Stop on an unverified, unpinned file; a download with --pin-unverified pins it."""
+        if downloading and self.pin_unverified:
+            return
         bad = self.unverified(wanted)
         if bad:
             shown = "\n".join(f"  {b}" for b in bad[:30])
             more = f"\n  ... and {len(bad) - 30} more" if len(bad) > 30 else ""
+            total = sum(
+                1
+                for s in self.manifest.sources.values()
+                for f in s.files.values()
+                if not f.verified
+            )
             msg = (
-                f"{len(bad)} corpus file(s) have no verified sha256 in the sources manifest, "
-                f"so they are never downloaded or used:\n{shown}{more}\nDownload each from "
-                "its URL yourself, record its sha256 and bytes in a copy of sources.json and "
-                "pass it with --sources FILE (or narrow the run with --datasets)"
+                f"{len(bad)} corpus file(s) this run needs have no verified sha256 in the "
+                f"sources manifest ({total} entries of it are unverified) and no pin, so they "
+                f"are not downloaded or used:\n{shown}{more}\nTrust them on first download: "
+                f"{FETCH_HINT} --pin-unverified (records each file's sha256 and size in "
+                f"{self.pin_path} and checks every later run against it); or record their "
+                "sha256 and bytes in a copy of sources.json and pass it with --sources FILE, "
+                "or narrow the run with --datasets"
             )
             raise InvalidInputError(msg)
 
     def check(self, want: Wanted) -> Path:
         """The file's path after checking its size and sha256; InvalidInputError on a
         mismatch (never a silent re-download), FileNotFoundError when absent."""
-        f = self.manifest.file(want.source, want.name)
         self.refuse_unverified([want])
+        f = self.entry(want)
+        against = "the sources manifest"
+        if not self.manifest.file(want.source, want.name).verified:
+            against = f"its pin in {self.pin_path} ({PINNED_NOTE})"
         path = self.target(want)
         if not path.is_file():
             raise FileNotFoundError(str(path))
@@ -226,12 +306,14 @@ class Corpus:
             what = f"sha256 {got}" if got else f"{size} bytes"
             expected = f"sha256 {f.sha256}" if got else f"{f.bytes} bytes"
             msg = (
-                f"{path}: corpus file {want} does not match the sources manifest ({what}, "
+                f"{path}: corpus file {want} does not match {against} ({what}, "
                 f"expected {expected}); it is not used and not downloaded again on its own. "
                 "Delete it to fetch it again, or fix the manifest if upstream changed"
             )
             raise InvalidInputError(msg)
         self.checked.add(want)
+        if against != "the sources manifest":
+            self.pinned.add(want)
         return path
 
     def missing(self, wanted: Iterable[Wanted]) -> list[Wanted]:
@@ -254,16 +336,22 @@ class Corpus:
         return {w: self.check(w) for w in wanted}
 
     def fetch(self, wanted: Sequence[Wanted], *, offline: bool = False) -> dict[Wanted, Path]:
-        """Download what is missing (resuming partial files), check everything."""
-        self.refuse_unverified(wanted)
+        """Download what is missing (resuming partial files), check everything; with
+        `pin_unverified`, an unverified file without a pin is downloaded and pinned."""
         if offline:
             return self.require(wanted)
+        self.refuse_unverified(wanted, downloading=True)
         for w in wanted:
             path = self.target(w)
-            if path.is_file():
-                self.check(w)
-                continue
-            _download(self.manifest.file(w.source, w.name), w, path)
+            f = self.entry(w)
+            if not f.verified:
+                if path.is_file():  # a file put there by hand: pin what is there
+                    self._record_pin(w, f, sha256_of(path), path.stat().st_size)
+                else:
+                    _download(f, w, path)
+                    self._record_pin(w, f, sha256_of(path), path.stat().st_size)
+            elif not path.is_file():
+                _download(f, w, path)
             self.check(w)
         return {w: self.check(w) for w in wanted}
 
@@ -275,11 +363,14 @@ def _user_agent() -> str:
 
 
 def _download(f: SourceFile, want: Wanted, path: Path) -> None:
-    assert f.bytes is not None and f.sha256 is not None
+    """Download `f` into `path`; an unpinned entry (no size, no sha256) is taken as served,
+    never resumed (nothing says a `.part` is a prefix of it)."""
     part = path.with_name(path.name + ".part")
     path.parent.mkdir(parents=True, exist_ok=True)
+    if f.bytes is None:
+        part.unlink(missing_ok=True)
     have = part.stat().st_size if part.is_file() else 0
-    if have > f.bytes:  # longer than the file can be: it is not a prefix of it
+    if f.bytes is not None and have > f.bytes:  # longer than the file: not a prefix of it
         part.unlink()
         have = 0
     headers = {"User-Agent": _user_agent()}
@@ -304,7 +395,8 @@ def _download(f: SourceFile, want: Wanted, path: Path) -> None:
             have = 0
         mode = "ab" if have else "wb"
         try:
-            with part.open(mode) as out, _Bar(str(want), f.bytes, have) as bar:
+            total = f.bytes if f.bytes is not None else int(resp.headers.get("Content-Length") or 0)
+            with part.open(mode) as out, _Bar(str(want), total, have) as bar:
                 while block := resp.read(BLOCK):
                     out.write(block)
                     bar.advance(len(block))
@@ -320,6 +412,9 @@ def _download(f: SourceFile, want: Wanted, path: Path) -> None:
 
 def _finish(f: SourceFile, want: Wanted, part: Path, path: Path) -> None:
     got = part.stat().st_size
+    if f.sha256 is None:  # trust on first download: the caller pins what arrived
+        part.replace(path)
+        return
     if got < (f.bytes or 0):
         msg = (
             f"{want}: the download of {f.url} ended at {got} of {f.bytes} bytes (truncated); "

@@ -43,8 +43,18 @@ class RagSuite(RagRun):
     title: ClassVar[str] = "RAG retrieval"
     item_model: ClassVar[type[BaseModel]] = RagItem
     item_noun: ClassVar[str] = "item"
+    # Questions search under RagRun's lock; only the answer model's calls overlap.
+    concurrent_items: ClassVar[bool] = True
     gate = GATE
     report = REPORT
+
+    def default_jobs(self) -> int:
+        """1 without an answer model (retrieval is CPU-bound); with one, the model's fit."""
+        if self.answer_model is None:
+            return 1
+        from gaia_eval.llm.spec import default_jobs
+
+        return default_jobs(self.answer_model)
 
     def __init__(
         self,
@@ -61,6 +71,7 @@ class RagSuite(RagRun):
         near_duplicates: dict[str, list[Path]] | None = None,
         vlm: str | None = None,
         license_notes: dict[str, dict[str, str]] | None = None,
+        pinned_files: list[str] | None = None,
         local_model: LocalServerInfo | None = None,
     ) -> None:
         self.local_model = local_model
@@ -68,6 +79,8 @@ class RagSuite(RagRun):
         its note (a 135M plumbing model) leads the report."""
         self.license_notes = license_notes
         """The corpus sources' licenses, recorded in the setup (full suite)."""
+        self.pinned_files = pinned_files
+        """Corpus files checked against a user pin, not a published hash (full suite)."""
         self.tier = tier
         self.scale_plan = scale_plan
         """The scale tiers (full suite); None: none."""

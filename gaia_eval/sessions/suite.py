@@ -43,6 +43,9 @@ class SessionsSuite(Suite):
     title = "Session replay"
     item_model = CaseResult
     item_noun = "case"
+    # Each case has its own temp folder (workspace, agent record) and agent process; the
+    # harness only plans launches: safe to run several at once.
+    concurrent_items = True
     gate = GATE
     report = REPORT
 
@@ -68,6 +71,11 @@ class SessionsSuite(Suite):
         self.run_timeout_s = run_timeout_s
         self.settings = settings or {}
         self.local_model = local_model
+
+    def default_jobs(self) -> int:
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.model, self.judge_spec.text)
 
     def preflight(self) -> list[str]:
         """What the judge spec needs (SDK, API key, local weights, the claude CLI) and, for
@@ -140,7 +148,7 @@ class SessionsSuite(Suite):
 
         case, repeat = item.payload
         assert isinstance(case, SessionCase)
-        base = Path(ctx.setup["_temp"]) / item.id.replace("#", "_")
+        base = ctx.item_temp(item.id)
         workdir, kind = prepare(
             case.cwd, case.git_branch, base / "work", case=case.id, session=case.session
         )

@@ -115,6 +115,16 @@ def _cards(dirs: list[Path]) -> list[Any]:
     return [card for d in dirs for card in scorecards(load_run(d)[0])]
 
 
+def _completeness(env: Any) -> tuple[int, int]:
+    """(tasks measured, tasks of the suite): a stopped, unmeasured or filtered run has fewer."""
+    head = env.header
+    done = sum(1 for r in env.items if r.status != "infra_error")
+    total = max(head.items_total, len(head.item_ids))
+    if head.interrupted or not head.complete:
+        total = max(total, done + 1)  # stopped: never reads as complete
+    return done, total
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     import os
 
@@ -147,9 +157,19 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if not path.is_file():
         for line in terminal_summary(cls, env_):
             print(line)
+        done, total = _completeness(env_)
+        if args.enforce and done < total:
+            # "not gated yet" is for a complete run: an incomplete one fails --enforce
+            # whether or not expectations exist.
+            print(
+                f"{args.dir}: gate FAILED: the run is incomplete, {done} of {total} tasks "
+                "measured; --enforce gates only a complete run (re-run or --resume it)"
+            )
+            return 1
         print(
             f"{args.dir}: not gated yet: no expectations committed for model {head.model!r} "
             f"suite {head.tier!r} ({path}); commit a `tasks propose` of judged runs to gate it"
+            + (f" (and it measured only {done} of {total} tasks)" if done < total else "")
         )
         return 0
     env_.verdict = gate_cards(cards, _load_expectations(path), label=str(path))

@@ -9,7 +9,9 @@ then as a flip -- listed, not failed on, since `min_passed` already allows one f
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 
+from gaia_eval.core.compare.metrics import ItemMetric
 from gaia_eval.core.errors import InvalidInputError, NotComparableError
 from gaia_eval.core.gate import (
     Bar,
@@ -20,7 +22,7 @@ from gaia_eval.core.gate import (
     check_bars,
     refuse_fields,
 )
-from gaia_eval.core.items import item_id
+from gaia_eval.core.items import item_id, split_item_id
 from gaia_eval.core.results import Envelope, Flip, Verdict
 from gaia_eval.tasks.models import Expectations, Measured, Scorecard, TaskResult, TasksSummary
 from gaia_eval.tasks.report import result_string
@@ -64,6 +66,20 @@ def checks(env: Envelope) -> dict[tuple[str, str], bool | None]:
     return out
 
 
+def item_metrics(env: Envelope) -> list[ItemMetric]:
+    """For `gaia-eval compare`: the gate's item checks per task. A task's repeats
+    (`<task>#<k>`) are repeats of one unit, resampled together, so repeat noise is not
+    counted as more tasks."""
+    out: dict[str, ItemMetric] = {}
+    for (item, check), ok in checks(env).items():
+        if ok is None:
+            continue
+        rule = next(r for r in GATE.checks if fnmatchcase(check, r.pattern))
+        metric = out.setdefault(check, ItemMetric(check, "binary", gated=rule.must_still_pass))
+        metric.add(split_item_id(item)[0], ok, item)
+    return [out[k] for k in sorted(out)]
+
+
 GATE = GateRules(
     metrics=(
         MetricRule("passed", absolute=PASS_SLACK),
@@ -78,6 +94,7 @@ GATE = GateRules(
     checks=(CheckRule("passed"), CheckRule("*", must_still_pass=False)),
     read_metrics=metrics,
     read_checks=checks,
+    item_metrics=item_metrics,
 )
 """The run-vs-run gate (`tasks run --gate BASELINE`)."""
 
@@ -157,6 +174,12 @@ def _as_bool(result: str | None) -> bool | None:
     return {"PASS": True, "FAIL": False}.get(result or "")
 
 
+def _ran_of(card: Scorecard, expected: list[str]) -> int:
+    """How many of the expectations' tasks this repeat measured."""
+    done = {t.id for t in card.tasks if t.error_kind != "unavailable"}
+    return sum(1 for t in expected if t in done)
+
+
 def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Verdict:
     """One fixed bar per limit (the engine's `check_bars`); refuses (NotComparableError) a
     different suite, model or judge."""
@@ -173,8 +196,11 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
     all_judged = s.judged == s.tasks
     judged_note = "" if all_judged else "; needs every task judged"
     asked = len(card.task_ids or card.tasks)
+    expected = [str(r.get("id")) for r in exp.tasks]
+    ran = _ran_of(card, expected)
     values: dict[str, float | None] = {
         "measured": s.tasks - s.unmeasured,
+        "expectations_tasks": ran,
         "passed": s.passed,
         "verified": s.verified,
         "quality": s.quality,
@@ -189,6 +215,13 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
             asked,
             rule=f"every task measured (= {asked})",
             trusted=s.unmeasured == 0 and s.tasks == asked,
+        ),
+        # A filtered run (`--tasks 21-qa`) measures every task it was asked and can still
+        # meet min_passed: the expectations hold for all their tasks, so each must have run.
+        Bar(
+            "expectations_tasks",
+            len(expected),
+            rule=f"every task of the expectations ran (= {len(expected)})",
         ),
         Bar("passed", exp.min_passed, rule=f">= {exp.min_passed} (min_passed)", reference=m.passed),
         Bar("verified", m.verified, rule="not gated yet", reference=m.verified, gated=False)
@@ -242,6 +275,11 @@ def gate(card: Scorecard, exp: Expectations, label: str = "expectations") -> Ver
                     gated=False,
                 )
             )
+    if ran < len(expected):
+        verdict.notes.append(
+            f"{ran} of {len(expected)} tasks of the expectations ran; the gate holds for a "
+            "run of all of them"
+        )
     if verdict.not_gated:
         verdict.notes.append("verified: not gated yet (the expectations have no min_verified)")
     if verdict.flips:

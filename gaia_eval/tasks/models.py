@@ -180,6 +180,10 @@ class Counts(_Model):
     """Tasks with a result (unmeasured ones included)."""
     passed: int
     """Tasks whose passed is true."""
+    failed: int = 0
+    """Tasks whose passed is false (decided and not passed)."""
+    not_judged: int = 0
+    """Tasks that ran and wait for the judge (a `--no-judge` run): neither passed nor failed."""
     coding: int
     """Mechanical (coding) tasks."""
     verified: int

@@ -302,9 +302,16 @@ def config(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) 
         keep_workdirs=args.keep_workdirs,
         system=system,
         harness_settings=harness_settings,
-        local_model=local_server.local_server_for(routed, judge),
     )
     configure(cfg, args)
+    # The repositories the tasks clone, dialled before the local model starts (it takes a
+    # while, and offline there would be nothing for it to do): exit 3, said once.
+    from gaia_eval.core.reach import down
+    from gaia_eval.core.runloop import refuse
+    from gaia_eval.tasks.clones import clone_endpoints
+
+    refuse([], down(clone_endpoints(cfg)))
+    cfg.local_model = local_server.local_server_for(routed, judge)
     cfg.gateway_url, cfg.gateway_suffix = _gateway(args, harness, routed, stack)
     if cfg.keep_workdirs and cfg.work_root is None:
         args.keep_temp = True  # the workdirs live in the run's temp folder

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from gaia_eval.core.charts import bars
-from gaia_eval.core.report import Block, Chart, Para, Report, Section, Table
+from gaia_eval.core.report import Block, Chart, Para, Report, Section, Table, run_folder
 from gaia_eval.core.results import Envelope
 from gaia_eval.llm.pricing import rate_card_date
 from gaia_eval.tasks.models import AXES, Scorecard, TaskResult, TasksSummary
@@ -44,12 +44,25 @@ def money(value: float | None, source: str | None) -> str:
 # ---- one run's report ------------------------------------------------------------------
 
 
-def headline(s: TasksSummary) -> list[tuple[str, str]]:
+def headline(s: TasksSummary, out: str = "DIR") -> list[tuple[str, str]]:
     c = s.counts
     # Unmeasured first: an outage hidden in an average reads like a regression.
+    pairs = [("not measured", str(c.unmeasured)), ("passed", f"{c.passed}/{c.tasks}")]
+    if c.not_judged:
+        # A --no-judge run decided nothing yet: "passed 0/1" would read as a failure.
+        # passed/failed count only what was decided; the rest says how to decide it.
+        pairs[1] = (
+            "passed",
+            f"{c.passed}, failed {c.failed} (of {c.tasks - c.not_judged} decided)",
+        )
+        pairs.append(
+            (
+                f"not judged ({c.not_judged})",
+                f"judge later with `gaia-eval tasks judge {out} --judge-model SPEC`",
+            )
+        )
     return [
-        ("not measured", str(c.unmeasured)),
-        ("passed", f"{c.passed}/{c.tasks}"),
+        *pairs,
         ("verified (coding tasks)", f"{c.verified}/{c.coding}"),
         ("judged", f"{c.judged}" + (f" by `{s.judge_model}`" if s.judge_model else "")),
         ("quality", "n/a" if c.quality is None else f"{c.quality:.2f}"),
@@ -234,4 +247,8 @@ def _sections(env: Envelope) -> list[Section]:
     return sections(_summary(env), scorecards(env), price if isinstance(price, list) else None)
 
 
-REPORT = Report(headline=lambda env: headline(_summary(env)), sections=_sections)
+def _headline(env: Envelope) -> list[tuple[str, str]]:
+    return headline(_summary(env), run_folder(env.header.run.argv))
+
+
+REPORT = Report(headline=_headline, sections=_sections)

@@ -40,6 +40,8 @@ def counts(ts: list[TaskResult]) -> Counts:
     return Counts(
         tasks=len(ts),
         passed=sum(t.passed is True for t in ts),
+        failed=sum(t.passed is False for t in ts),
+        not_judged=sum(_awaits_judge(t) for t in ts),
         coding=sum(t.check == "mechanical" for t in ts),
         verified=sum(t.verified for t in ts if t.check == "mechanical"),
         errors=sum(t.error is not None for t in ts),
@@ -54,6 +56,11 @@ def counts(ts: list[TaskResult]) -> Counts:
         total_tokens=sum(t.input_tokens + t.output_tokens for t in ts),
         wall_seconds=round(sum(t.wall_seconds for t in ts), 1),
     )
+
+
+def _awaits_judge(t: TaskResult) -> bool:
+    """Ran, undecided and the judge's to decide (not the SWE-bench harness's, not broken)."""
+    return t.passed is None and t.error is None and t.check != "swebench"
 
 
 def summary(card: Scorecard) -> Counts:

@@ -8,6 +8,7 @@ resume, shards, the report) is the run loop's (core.runloop).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import secrets
@@ -105,7 +106,9 @@ def run_task(
     harness: Harness | None = None,
 ) -> TaskResult:
     """Run `task` once; raises InfrastructureError when the model backend was down."""
-    harness = harness or cfg.harness
+    # A copy of its own: the gateway route is set on the harness per item, and with
+    # --jobs several items launch at once.
+    harness = copy.copy(harness or cfg.harness)
     task_dir.mkdir(parents=True, exist_ok=True)
     from gaia_eval.agents.grader import remember_runner
 

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from gaia_eval.agents.harnesses.base import Harness
 from gaia_eval.core.items import item_dir, item_id, select_tasks
-from gaia_eval.core.results import Envelope
+from gaia_eval.core.reach import Endpoint
+from gaia_eval.core.results import Envelope, ItemRecord
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
 from gaia_eval.llm.local_server import RECORD_KEY
 from gaia_eval.tasks.definitions import task_definition, toybox_digest
@@ -32,11 +33,25 @@ class TasksSuite(Suite):
     title = "Flagship agent tasks"
     item_model = TaskResult
     item_noun = "task"
+    # Each task has its own workspace (mkdtemp), results folder, harness copy (its
+    # gateway route) and agent process: safe to run several at once.
+    concurrent_items = True
     gate = GATE
     report = REPORT
 
     def __init__(self, cfg: TasksConfig) -> None:
         self.cfg = cfg
+
+    def default_jobs(self) -> int:
+        from gaia_eval.llm.spec import default_jobs_for
+
+        return default_jobs_for(self.cfg.model)
+
+    @classmethod
+    def item_cost_usd(cls, record: ItemRecord) -> float | None:
+        """The agent's cost (for --budget-usd); None when unknown."""
+        cost = (record.result or {}).get("cost_usd")
+        return float(cost) if isinstance(cost, int | float) else None
 
     # ---- one configured run --------------------------------------------------------------
 
@@ -70,6 +85,13 @@ class TasksSuite(Suite):
             judge=c.judge_model,
             settings=settings,
         )
+
+    def endpoints(self) -> list[Endpoint]:
+        """The remotes the selected tasks clone from (tasks.clones); options.config dials
+        them once before the local model starts, the engine again before the lock."""
+        from gaia_eval.tasks.clones import clone_endpoints
+
+        return clone_endpoints(self.cfg)
 
     def items(self) -> list[Item]:
         return [

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gaia_eval.core.compare.metrics import Distribution
 from gaia_eval.core.errors import InvalidInputError
-from gaia_eval.core.gate import Bar, check_bars
+from gaia_eval.core.gate import Bar, GateRules, check_bars
 from gaia_eval.core.results import Envelope, Verdict
 from gaia_eval.throughput.models import GateManifest, LevelResult
 
@@ -88,3 +89,24 @@ def manifest_verdict(manifest: GateManifest, label: str, env: Envelope) -> Verdi
     """Check every measured level against the manifest's bars (the engine's fixed bars)."""
     values, rules = bars(manifest, env)
     return check_bars(values, rules, label=label, enforce=manifest.enforce)
+
+
+def latencies(env: Envelope) -> list[Distribution]:
+    """Every request's TTFT and E2E per load level (repeats pooled), for `gaia-eval compare`."""
+    out: dict[tuple[str, str], Distribution] = {}
+    for rec in env.items:
+        if rec.status != "ok" or not rec.result:
+            continue
+        res = LevelResult.model_validate(rec.result)
+        for row in res.requests:
+            for name in ("ttft_ms", "e2e_ms"):
+                value = getattr(row, name)
+                if value is not None:
+                    key = (res.stats.level, name)
+                    out.setdefault(key, Distribution(*key)).values.append(float(value))
+    return [out[k] for k in sorted(out)]
+
+
+GATE = GateRules(distributions=latencies)
+"""Nothing is gated against a baseline run (the bars above are the benchmark's gate);
+what `gaia-eval compare` compares between two runs: the latency distributions."""

@@ -192,7 +192,9 @@ def tokenizer(path: Path | None) -> Tokenizer | None:
     try:
         from tokenizers import Tokenizer as HFTokenizer
     except ModuleNotFoundError as err:
-        msg = "--tokenizer needs the tokenizers package: pip install 'gaia-eval[onnx]'"
+        from gaia_eval.core.extras import install_hint
+
+        msg = f"--tokenizer needs the tokenizers package: {install_hint('onnx')}"
         raise InvalidInputError(msg) from err
     try:
         tok = HFTokenizer.from_file(str(path))

@@ -281,8 +281,7 @@ def _server(env: Envelope, levels: list[LevelStats]) -> Section:
                 if k in local
             )
         )
-        if local.get("note"):
-            lines.append(str(local["note"]))
+        # Its plumbing note leads the report (the engine's Model section), not here.
     blocks: list[Block] = [Bullets(lines)]
     names = sorted({k for s in levels for k in s.server_metrics})
     if names:

@@ -12,6 +12,7 @@ from gaia_eval.core.errors import InfrastructureError
 from gaia_eval.core.reach import Endpoint
 from gaia_eval.core.results import Envelope
 from gaia_eval.core.suite import HeaderFields, Item, RunContext, Suite
+from gaia_eval.throughput.gate import GATE
 from gaia_eval.throughput.load import LevelPlan
 from gaia_eval.throughput.metrics import Tokenizer
 from gaia_eval.throughput.models import BenchmarkSummary, LevelResult
@@ -41,7 +42,11 @@ class BenchmarkSuite(Suite):
     title: ClassVar[str] = "Model-serving benchmark"
     item_model: ClassVar[type[BaseModel]] = LevelResult
     item_noun: ClassVar[str] = "level"
+    jobs_refused: ClassVar[str | None] = (
+        "its concurrency is what it measures: set the load levels with --concurrency or --rate"
+    )
     report = REPORT
+    gate = GATE
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
@@ -129,6 +134,12 @@ class BenchmarkSuite(Suite):
             "warmup": warm,
             "local": target.facts,
         }
+        if target.facts.get("note"):
+            # Where every suite records the embedded model: the engine's report and
+            # terminal summary lead with its plumbing note, before any number.
+            from gaia_eval.llm.local_server import RECORD_KEY
+
+            ctx.setup[RECORD_KEY] = target.facts
 
     def _offset(self, item_id: str) -> int:
         """Where a level starts in the workload: triage sends the whole corpus at every

@@ -73,8 +73,7 @@ class ChunkCache:
         # A missing or damaged key invalidates every entry signed with it: they are
         # rebuilt on their next use, which is the safe outcome.
         secret = os.urandom(32)
-        atomic_write_bytes(path, secret)
-        path.chmod(0o600)
+        atomic_write_bytes(path, secret, mode=0o600)
         return secret
 
     def json_path(self, key: str) -> Path:

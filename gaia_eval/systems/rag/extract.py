@@ -121,7 +121,9 @@ def extract_pdf(path: Path, data: bytes, vlm: VisionModel | None = None) -> Extr
     try:
         import pypdf
     except ImportError:
-        msg = f"{path}: PDF support needs pypdf: pip install 'gaia-eval[pdf]'"
+        from gaia_eval.core.extras import install_hint
+
+        msg = f"{path}: PDF support needs pypdf: {install_hint('pdf')}"
         return Extraction("", "failed", error=msg)
 
     problems: list[str] = []
