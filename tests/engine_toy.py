@@ -1,5 +1,7 @@
 """A toy suite for the engine's tests (engine_toy_process.py runs it): a JSON file {id: {"value":
-float, "do": "ok"|"crash"|"infra"|"sleep"|"disk-full"}} says what each item does."""
+float, "do": "ok"|"crash"|"infra"|"sleep"|"wait"|"disk-full"}} says what each item does
+("wait" holds the item until the file named by "until" exists, at most 60 s: a test that
+needs a run still going releases it when it is done, however slowly the machine runs)."""
 
 from __future__ import annotations
 
@@ -67,6 +69,10 @@ class ToySuite(Suite):
             raise OSError(errno.ENOSPC, "No space left on device", str(ctx.out_dir / item.id))
         if do == "sleep":
             time.sleep(float(item.payload.get("seconds", 0.3)))
+        if do == "wait":
+            gate, deadline = Path(item.payload["until"]), time.monotonic() + 60
+            while not gate.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
         v = float(item.payload.get("now", item.payload["value"]))
         return ToyResult(value=v, passed=v >= 0.5)
 
