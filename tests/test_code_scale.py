@@ -153,7 +153,14 @@ def test_a_scale_run_that_measures_nothing_fails_with_every_reason_kept(
     assert [e.id for e in res.scale.errors] == ["t/one", "t/two"]
 
 
-def test_a_run_that_fails_before_its_first_part_leaves_no_scratch_behind(tmp_path: Path) -> None:
+def test_a_run_that_fails_before_its_first_part_leaves_no_scratch_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A temp folder of the test's own: pids wrap (pid_max 32768), so the shared one can hold
+    # a dead process's `gaia-eval-run-<this pid>-code-*` left before this worker was born.
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     rows = tmp_path / "rows.jsonl"
     rows.write_text("")  # none of the pr suite's pinned instances
     work = tmp_path / "work"
@@ -161,4 +168,5 @@ def test_a_run_that_fails_before_its_first_part_leaves_no_scratch_behind(tmp_pat
     with pytest.raises(InvalidInputError, match="needs instances"):
         runloop.run(suite, RunRequest(command="t", out=tmp_path / "out"))
     assert not work.exists() or list(work.iterdir()) == []
-    assert not list(Path(tempfile.gettempdir()).glob(f"gaia-eval-run-{os.getpid()}-code-*"))
+    assert not list(temp.glob(f"gaia-eval-run-{os.getpid()}-code-*"))
+    assert list(temp.iterdir()) == []

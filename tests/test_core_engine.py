@@ -350,9 +350,14 @@ def test_killed_run_keeps_finished_items_and_resumes(tmp_path: Path, sig: int) -
     assert all(resumed.envelope.records()[i].ran_at == t for i, t in first.items())
 
 
-def test_stale_temp_folders_of_dead_runs_are_removed(tmp_path: Path) -> None:
+def test_stale_temp_folders_of_dead_runs_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import tempfile
 
+    # A temp folder of the test's own: in the shared one, a run on another test worker can
+    # sweep the stale folder first, and then it is not in this call's list.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         capture_output=True,

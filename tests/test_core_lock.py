@@ -20,7 +20,12 @@ import pytest
 from gaia_eval.core import lock, lock_holder
 from gaia_eval.core.errors import EXIT_LOCKED, LockHeldError
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+# Serial (`nox -s tests`): holders are real processes killed with signals, and the waiting
+# tests bound how long a wait took; the lock folder is per test, so they share nothing else.
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
+    pytest.mark.serial,
+]
 
 HOLDER = textwrap.dedent(
     """

@@ -86,6 +86,7 @@ def test_a_remote_server_gets_a_network_hint(monkeypatch: pytest.MonkeyPatch) ->
     assert "(Connection refused (api.anthropic.com:443))" in line
 
 
+@pytest.mark.serial  # a wall-time bound (8 probes of 0.5 s in under 2 s): not beside workers
 def test_probes_run_at_once_so_dead_servers_do_not_add_up() -> None:
     # Listeners with a full backlog never complete the handshake: each probe waits for
     # its timeout. Eight of them at 0.5 s each must take about 0.5 s, not 4 s.

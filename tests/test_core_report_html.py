@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,14 @@ def _browser() -> str:
 
 def console_messages(page: Path) -> list[str]:
     """Every console message the page produced when loaded headless (errors included)."""
-    proc = subprocess.run(
-        [_browser(), "--headless=new", "--no-sandbox", "--disable-gpu",
-         "--enable-logging=stderr", "--v=0", "--dump-dom", page.resolve().as_uri()],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    # A profile of its own: parallel test workers never share (or lock) one.
+    with tempfile.TemporaryDirectory(prefix="gaia-eval-test-chromium-") as profile:
+        proc = subprocess.run(
+            [_browser(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--dump-dom",
+             page.resolve().as_uri()],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
     assert "<body" in proc.stdout, proc.stderr[-2000:]
     return [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
 

@@ -220,7 +220,11 @@ def test_merge_refuses_shards_that_lost_items_in_all(tmp_path: Path) -> None:
 
 
 def test_two_resumes_of_one_folder_never_both_run_lock_lifted(tmp_path: Path) -> None:
-    rows = {f"q{i}": {"value": i / 10, "do": "sleep", "seconds": 0.4} for i in range(6)}
+    # The first run holds its second item until the resume has been refused: a fixed sleep
+    # raced the resume's start-up, which takes seconds on a loaded machine.
+    gate = tmp_path / "release"
+    rows: dict[str, dict[str, object]] = {f"q{i}": {"value": i / 10} for i in range(6)}
+    rows["q1"] |= {"do": "sleep", "seconds": 60, "until": str(gate)}
     items = _items(tmp_path, rows)
     out = tmp_path / "run"
     nolock = {"GAIA_EVAL_NO_LOCK": "1"}
@@ -231,6 +235,7 @@ def test_two_resumes_of_one_folder_never_both_run_lock_lifted(tmp_path: Path) ->
         assert code == 4, text
         assert "another gaia-eval run is writing to this folder" in text
     finally:
+        gate.touch()
         code, text = _finish(first)
     assert code == 0, text
     lines = (out / "items.jsonl").read_bytes().splitlines()

@@ -316,6 +316,7 @@ def test_tasks_agent_end_to_end(
     assert ls.LOCAL_NOTE in out and ls.LOCAL_NOTE in err
 
 
+@pytest.mark.serial  # starts a real llama.cpp server (on a bad file)
 def test_local_that_cannot_start_is_exit_3_and_no_score(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

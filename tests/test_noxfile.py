@@ -8,6 +8,9 @@ import ast
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOXFILE = ROOT / "noxfile.py"
@@ -154,3 +157,54 @@ def test_the_suite_family_comes_from_the_registry_and_ci_runs_its_ci_entries() -
         if entry.get("ci"):
             alias = name.removesuffix("_smoke")  # tasks_smoke runs as the `tasks` alias
             assert f"suite({name})" in ci or f"-s {name}" in ci or f"-s {alias}" in ci, name
+
+
+def _helpers(*names: str) -> dict[str, Any]:
+    """The named module-level functions of noxfile.py, compiled alone (nox not imported)."""
+    import os
+
+    nodes = [n for n in TREE.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    nodes += [n for n in TREE.body if isinstance(n, ast.Assign) and "_WORKER_CAP" in ast.unparse(n)]
+    namespace: dict[str, Any] = {"os": os, "Path": Path}
+    exec(compile(ast.Module(body=nodes, type_ignores=[]), str(NOXFILE), "exec"), namespace)
+    return namespace
+
+
+def test_tests_session_splits_serial_tests_unless_the_caller_picks_the_layout() -> None:
+    ns = _helpers("_owns_xdist", "_split_marks", "_and")
+    owns, split, both = ns["_owns_xdist"], ns["_split_marks"], ns["_and"]
+    for args in (["-n", "4"], ["-n4"], ["-nauto"], ["--numprocesses=2"], ["--dist", "load"],
+                 ["-p", "no:xdist"], ["-pno:xdist"]):  # fmt: skip
+        assert owns(args), args
+    for args in ([], ["tests/test_x.py", "-q", "-x"], ["-k", "gateway"], ["--pdb"], ["-m", "slow"]):
+        assert not owns(args), args
+    assert split(["-q", "-m", "slow", "-x"]) == (["-q", "-x"], "slow")
+    assert split(["-mnot slow"]) == ([], "not slow")
+    assert split(["tests"]) == (["tests"], None)
+    assert both(None, "serial") == "serial"
+    assert both("slow or api", "not serial") == "(slow or api) and not serial"
+
+
+def test_worker_count_fits_the_cores_and_the_override_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    workers = _helpers("_test_workers")["_test_workers"]
+    monkeypatch.delenv("GAIA_EVAL_TEST_WORKERS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert workers() == 4  # CI: 2 cores, tests that mostly wait
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert workers() == 6  # capped: every worker loads models
+    monkeypatch.setenv("GAIA_EVAL_TEST_WORKERS", "1")
+    assert workers() == 1
+    monkeypatch.setenv("GAIA_EVAL_TEST_WORKERS", "many")
+    with pytest.raises(ValueError, match="GAIA_EVAL_TEST_WORKERS"):
+        workers()
+
+
+def test_serial_marker_is_registered_and_xdist_is_a_test_dependency() -> None:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    markers = meta["tool"]["pytest"]["ini_options"]["markers"]
+    assert any(m.startswith("serial:") for m in markers)
+    assert any(d.startswith("pytest-xdist") for d in meta["dependency-groups"]["test"])

@@ -347,9 +347,18 @@ def make_re(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Span]]]:
     return run
 
 
+# Keyed rules whose key part hyperscan cannot compile with start-of-match tracking
+# ("Pattern is too large": cli-password's up to 15 arguments of up to 256 bytes before
+# `-p`): their candidate is the key's opening word, and the Python pattern, which settles
+# every keyed match from its start anyway, matches the rest from there.
+_HS_KEY_OPENING = {"cli-password": rb"mysql[a-z]{0,8}[ \t]"}
+
+
 def make_hyperscan(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Span]]]:
     """The same patterns in one hyperscan database (SOM leftmost); hyperscan has no
-    look-around, so boundaries, limits and overlaps are settled in Python afterwards."""
+    look-around, so boundaries, limits and overlaps are settled in Python afterwards,
+    and a keyed rule's candidate is its key (or the key's opening word, _HS_KEY_OPENING),
+    matched in full by its Python pattern from the candidate's start."""
     import hyperscan
 
     kinds: list[str] = []
@@ -375,7 +384,7 @@ def make_hyperscan(known: list[bytes]) -> Callable[[bytes], tuple[bytes, list[Sp
         # hyperscan has no look-around or groups: the key part is the candidate, and the
         # Python pattern above settles the match at its start.
         key = re.sub(rb"\(\?<!?[^()]*\)|\(\?P<v_.*", b"", pat)
-        pats.append(re.sub(rb"\(\?P<k_[a-z]+>", b"(", key))
+        pats.append(_HS_KEY_OPENING.get(kind) or re.sub(rb"\(\?P<k_[a-z]+>", b"(", key))
     db = hyperscan.Database()
     db.compile(
         expressions=pats,
