@@ -200,9 +200,9 @@ def test_judge_grades_free_form_answers_and_answers_never_enter_the_gate(
 def test_answer_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ds = _dataset(tmp_path)
     assert main([*RAG, "--dataset", str(ds), "--judge", "openai:http://127.0.0.1:9/v1#j"]) == 2
-    assert "--judge grades answers; give the answering model with --model" in (
-        capsys.readouterr().err
-    )
+    err = capsys.readouterr().err
+    assert "--judge grades answers, and this run gives none" in err
+    assert "give the answering model with --model SPEC" in err
     assert main([*RAG, "--dataset", str(ds), "--model", "openai:nohost"]) == 2
     assert "--model 'openai:nohost'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
