@@ -71,7 +71,7 @@ def test_offline_suite_runs_every_part_and_passes_its_gate(tmp_path: Path) -> No
 def test_offline_repo_is_deterministic(tmp_path: Path) -> None:
     a = offline_repo.instances(offline_repo.build(tmp_path / "a"))
     b = offline_repo.instances(offline_repo.build(tmp_path / "b"))
-    assert a == b and len(a) == 10
+    assert a == b and len(a) == 26
     assert all(i.patch.startswith("diff --git") for i in a)
 
 
