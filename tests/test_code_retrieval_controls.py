@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from gaia_eval.cli.main import main
+from gaia_eval.code_retrieval import offline_repo
 from gaia_eval.code_retrieval.models import CodeSummary, QueryRecord
 from gaia_eval.core.results import load_envelope
 
@@ -32,7 +33,7 @@ def test_lexical_control_scores_what_the_grep_baseline_scores_and_keeps_the_chec
         if r.id.startswith("quality/") and r.result
     ]
     scored = [r for r in records if r.status == "scored"]
-    assert len(scored) == 10
+    assert len(scored) == len(offline_repo.FIXES) == 26
     for rec in scored:
         assert rec.semantic is not None and rec.lexical is not None
         # the same files and symbols at the same ranks as the grep baseline's

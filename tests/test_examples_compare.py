@@ -21,7 +21,12 @@ WORSE: dict[str, tuple[str, ...]] = {
     "rag-pr": ("sdk rr",),
     "code-bench": ("checks passed", "solved_plus (replay)"),
     "memory-pr": ("checks passed",),
-    "code-retrieval-offline": (),
+    "code-retrieval-offline": (
+        "semantic file recall@5",
+        "semantic file rr",
+        "semantic symbol recall@5",
+    ),
+    "code-retrieval-offline-embedder": ("semantic file rr",),
     "agent-smoke": (),
 }
 # folder -> ungated per-item metrics its compare calls worse (the agent's judge score: the

@@ -252,6 +252,144 @@ FIXES: list[tuple[str, str, str, str, str]] = [
         "'Crème brûlée': the file is opened with the locale encoding. Saving should always "
         "use UTF-8, as load_csv expects.",
     ),
+    (
+        "invtrack/models.py",
+        '        """Add stock to this item."""\n        self.quantity += amount\n',
+        '        """Add stock to this item."""\n        if amount < 0:\n            raise ValueError(f"cannot restock a negative amount: {amount}")\n        self.quantity += amount\n',
+        "Reject a negative amount in Item.restock",
+        "`Item.restock(-5)` silently lowers the quantity. restock should raise ValueError for "
+        "a negative amount; taking stock out is what withdraw is for.",
+    ),
+    (
+        "invtrack/models.py",
+        "    def add_item(self, item):\n        self.items[item.sku] = item\n",
+        '    def add_item(self, item):\n        if item.sku in self.items:\n            raise ValueError(f"{item.sku} is already stocked in {self.name}")\n        self.items[item.sku] = item\n',
+        "Refuse to register the same product twice",
+        "When a product is registered a second time under a code the site already holds, the "
+        "first record is silently replaced and the units it had disappear from the books. "
+        "Registering a duplicate should be refused instead.",
+    ),
+    (
+        "invtrack/models.py",
+        "        return [item for item in self.items.values() if tag in item.tags]\n",
+        "        wanted = tag.lower()\n        return [item for item in self.items.values() if wanted in (t.lower() for t in item.tags)]\n",
+        "Ignore case when looking products up by label",
+        "Looking up the products labelled Fragile misses the ones somebody labelled fragile. "
+        "Label lookups should not care about upper and lower case.",
+    ),
+    (
+        "invtrack/pricing.py",
+        "    return sum(item.quantity * item.unit_price for item in warehouse.items.values())\n",
+        "    return round_currency(sum(item.quantity * item.unit_price for item in warehouse.items.values()))\n",
+        "Round the worth of all stock to the cent",
+        "Adding up what everything on the shelves is worth gives amounts such as "
+        "10.100000000000001. The sum should come back rounded to whole cents.",
+    ),
+    (
+        "invtrack/pricing.py",
+        "    return price - price * percent / 100\n",
+        "    return round_currency(price - price * percent / 100)\n",
+        "Round reduced prices to the cent",
+        "Taking 15% off 19.99 gives 16.9915, and that is what we show and store. A price after "
+        "a reduction should come back in whole cents like every other amount of money.",
+    ),
+    (
+        "invtrack/storage.py",
+        "        for row in reader:\n            sku, item_name, quantity, price, tags = row\n",
+        "        for row in reader:\n            if not row:\n                continue\n            sku, item_name, quantity, price, tags = row\n",
+        "Skip blank lines when reading a saved file",
+        "Opening an export that has blank lines between entries stops with `ValueError: not "
+        "enough values to unpack (expected 5, got 0)`. Blank lines should simply be skipped "
+        "when the file is read back.",
+    ),
+    (
+        "invtrack/storage.py",
+        "        next(reader)\n",
+        "        if next(reader, None) is None:\n            return warehouse\n",
+        "Load an empty CSV file as an empty warehouse",
+        "load_csv raises StopIteration on a zero-byte file because `next(reader)` has no header "
+        "row to skip. An empty file should load as an empty Warehouse.",
+    ),
+    (
+        "invtrack/storage.py",
+        "        for item in warehouse.items.values():\n            writer.writerow(",
+        "        for item in sorted(warehouse.items.values(), key=lambda i: i.sku):\n            writer.writerow(",
+        "Save products in a stable order",
+        "Every time we save, the rows of the written file come out in whatever order the "
+        "products were added, so two saves of the same stock differ and our diffs are noisy. "
+        "Rows should be written ordered by product code.",
+    ),
+    (
+        "invtrack/report.py",
+        '    return f"{item.sku:<10} {item.name:<20} {item.quantity:>6}"\n',
+        '    name = item.name if len(item.name) <= 20 else item.name[:19] + "~"\n    return f"{item.sku:<10} {name:<20} {item.quantity:>6}"\n',
+        "Keep long product names inside their column",
+        "In the printed listing, a product with a long name pushes its count out of its "
+        "column and the table no longer lines up. Names wider than the column should be cut "
+        "to fit.",
+    ),
+    (
+        "invtrack/report.py",
+        "    for item in warehouse.items.values():\n        lines.append(format_line(item))\n",
+        "    for item in sorted(warehouse.items.values(), key=lambda i: i.sku):\n        lines.append(format_line(item))\n",
+        "Sort stock_report lines by SKU",
+        "stock_report lists items in insertion order, so the same warehouse prints differently "
+        "depending on how it was built. Sort the lines by `item.sku`.",
+    ),
+    (
+        "invtrack/report.py",
+        '    lines = [f"Warehouse {warehouse.name}"]\n',
+        '    lines = [f"Warehouse {warehouse.name}"]\n    if not warehouse.items:\n        lines.append("(no items)")\n',
+        "Say so when a listing has nothing in it",
+        "The printed listing for a site with nothing in it shows only the heading and a zero "
+        "total, which readers take for a broken export. It should say plainly that there "
+        "are no products.",
+    ),
+    (
+        "invtrack/cli.py",
+        "        print(stock_report(load_csv(path)))\n    return 0\n",
+        '        print(stock_report(load_csv(path)))\n        return 0\n    raise SystemExit(f"unknown command: {command}")\n',
+        "Fail on a misspelt subcommand",
+        "Running the tool with a misspelt subcommand, e.g. `invtrack reprot stock.csv`, prints "
+        "nothing and exits successfully, so our nightly script never noticed the typo. An "
+        "unknown subcommand should fail with a message.",
+    ),
+    (
+        "invtrack/cli.py",
+        "        print(stock_report(load_csv(path)))\n",
+        '        try:\n            warehouse = load_csv(path)\n        except FileNotFoundError:\n            raise SystemExit(f"no such file: {path}") from None\n        print(stock_report(warehouse))\n',
+        "Print one line, not a traceback, for a missing file",
+        "Pointing the command line tool at a file that does not exist dumps a long Python "
+        "traceback on the terminal. It should print a one-line message naming the path and "
+        "exit.",
+    ),
+    (
+        "invtrack/transfer.py",
+        "    item = source.items[sku]\n",
+        '    if amount <= 0:\n        raise TransferError(f"amount must be positive: {amount}")\n    item = source.items[sku]\n',
+        "Reject non-positive amounts in transfer()",
+        "`transfer(a, b, 'X1', 0)` creates an empty item in the target warehouse, and a "
+        "negative amount moves stock backwards. transfer should raise TransferError when the "
+        "amount is not positive.",
+    ),
+    (
+        "invtrack/transfer.py",
+        "    item.withdraw(amount)\n",
+        "    try:\n        item.withdraw(amount)\n    except ValueError as exc:\n        raise TransferError(str(exc)) from exc\n",
+        "Report a short shipment between sites as a failed move",
+        "When we try to ship more units to another site than the first site holds, the error "
+        "that comes back is a generic ValueError, so our handler for failed moves between "
+        "sites never catches it.",
+    ),
+    (
+        "invtrack/storage.py",
+        "Item(sku, item_name, int(quantity), float(price), tag_list)",
+        "Item(sku, item_name, int(float(quantity)), float(price), tag_list)",
+        "Accept whole counts written with a trailing .0",
+        "Files exported from our spreadsheet write counts as 3.0, and reading them back stops "
+        "with `invalid literal for int() with base 10: '3.0'`. Whole-number counts with a "
+        "trailing .0 should be accepted.",
+    ),
 ]
 
 
