@@ -71,6 +71,6 @@ def test_one_query_set_is_shown_once() -> None:
     assert text.count("| offline/semantic file_recall@1 |") == 1
     quality = text[text.index("## Quality") :].split("\n## ")[0]
     assert quality.count("| metric | semantic | grep |") == 1
-    assert "**offline: 26 queries" in quality
+    assert "**offline: 10 queries" in quality
     tables = [block for block in text.split("\n\n") if block.startswith("|")]
     assert len(tables) == len(set(tables)), "a table is repeated"
