@@ -492,3 +492,15 @@ def test_offline_never_clones_from_the_network(tmp_path: Path) -> None:
     with pytest.raises(InfrastructureError, match="would use the network"):
         repos.source("psf/requests")
     assert not (tmp_path / "trees" / "git-cache").exists()
+
+
+def test_committed_pre_engine_baseline_loads_through_the_legacy_converter() -> None:
+    # offline.json is an envelope now; pr-hash.json was written before the suite engine
+    # (schema 1) and is converted on every read, so the converter keeps a committed input
+    old = BASELINE.with_name("pr-hash.json")
+    assert '"environment"' in old.read_text(encoding="utf-8")
+    base = load_envelope(old, suite="code-retrieval", legacy=legacy_converters())
+    assert base.header.tier == "pr" and base.header.complete
+    assert base.header.embedder == "hash" and len(base.items) == 13
+    s = CodeSummary.model_validate(base.summary)
+    assert s.quality is not None and s.quality.summary["all"].semantic["file_mrr"] == 0.176
